@@ -1,0 +1,140 @@
+/// Where a sample came from: the app (source) and, when known, the device that recorded it.
+///
+/// Apple's exports write the device as a description string that embeds a memory address
+/// (`<<HKDevice: 0x282e3a260>, name:iPhone, manufacturer:Apple Inc., model:iPhone, hardware:iPhone10,6, software:13.3>`).
+/// The address differs from sample to sample, so it is never part of the identity: ``key`` is built from the source
+/// name, bundle identifier and the device's name, model and hardware only.
+///
+/// ```swift
+/// let watch = HealthSource(name: "Alex’s Apple Watch",
+///                          deviceDescription: "<<HKDevice: 0x2801>, name:Apple Watch, model:Watch, hardware:Watch6,2>")
+/// watch.device?.model   // "Watch"
+/// watch.category        // .appleWatch
+/// ```
+public struct HealthSource: Sendable, Hashable, Codable {
+    public var name: String
+    public var bundleIdentifier: String?
+    public var version: String?
+    public var device: HealthDevice?
+
+    public init(name: String, bundleIdentifier: String? = nil, version: String? = nil, device: HealthDevice? = nil) {
+        self.name = name
+        self.bundleIdentifier = bundleIdentifier
+        self.version = version
+        self.device = device
+    }
+
+    /// Builds a source from an export's `sourceName`, `sourceVersion` and `device` attributes.
+    public init(name: String, version: String? = nil, deviceDescription: String?) {
+        self.init(name: name, version: version, device: deviceDescription.flatMap(HealthDevice.init(exportDescription:)))
+    }
+
+    /// The normalised identity of the source: name, bundle id, device name, model and hardware — never the version
+    /// (a software update does not make a new source) nor the `HKDevice` address.
+    public var key: String {
+        var key = name
+        key += "\u{1F}" + (bundleIdentifier ?? "")
+        key += "\u{1F}" + (device?.name ?? "")
+        key += "\u{1F}" + (device?.model ?? "")
+        key += "\u{1F}" + (device?.hardware ?? "")
+        return key
+    }
+
+    /// The class of source that decides the default priority order.
+    public var category: SourceCategory {
+        if bundleIdentifier == "com.apple.Health" || (device == nil && (name == "Health" || name == "Santé" || name == "Salud")) {
+            return .userEntered
+        }
+        let model = (device?.model ?? "") + " " + (device?.hardware ?? "") + " " + (device?.name ?? "")
+        if model.contains("Watch") { return .appleWatch }
+        if model.contains("iPhone") { return .iPhone }
+        if device == nil {
+            // No device string: name-based fallback, as in exports from old iOS versions.
+            if name.contains("Watch") { return .appleWatch }
+            if name.contains("iPhone") { return .iPhone }
+            return .app
+        }
+        return .otherDevice
+    }
+}
+
+/// The classes of source in HealthKit's default priority order, highest first.
+public enum SourceCategory: Int, Sendable, Hashable, Codable, Comparable, CaseIterable {
+    case userEntered = 0, appleWatch, iPhone, otherDevice, app
+
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    public var label: String {
+        switch self {
+        case .userEntered: "user-entered"
+        case .appleWatch: "Apple Watch"
+        case .iPhone: "iPhone"
+        case .otherDevice: "other device"
+        case .app: "app"
+        }
+    }
+}
+
+/// A device as described by HealthKit's `HKDevice`.
+public struct HealthDevice: Sendable, Hashable, Codable {
+    public var name: String?
+    public var manufacturer: String?
+    public var model: String?
+    public var hardware: String?
+    public var software: String?
+
+    public init(name: String? = nil, manufacturer: String? = nil, model: String? = nil, hardware: String? = nil,
+                software: String? = nil) {
+        self.name = name
+        self.manufacturer = manufacturer
+        self.model = model
+        self.hardware = hardware
+        self.software = software
+    }
+
+    /// Parses an export's device description, ignoring the `HKDevice: 0x…` address. Returns nil when the string
+    /// names no field (an empty or unrecognised description).
+    public init?(exportDescription: String) {
+        var result = HealthDevice()
+        var found = false
+        // Fields are ", key:value" pairs; values may themselves contain commas only in rare cases (names), which
+        // we keep by splitting on ", " followed by a known key.
+        let keys = ["name", "manufacturer", "model", "hardware", "software", "localIdentifier", "UDIDeviceIdentifier",
+                    "firmware", "FDA"]
+        var body = Substring(exportDescription)
+        if body.hasPrefix("<") { body = body.dropFirst() }
+        if body.hasSuffix(">") { body = body.dropLast() }
+        var fields: [(String, Substring)] = []
+        var current: (String, Substring.Index)? = nil
+        var index = body.startIndex
+        while index < body.endIndex {
+            if body[index] == "," || index == body.startIndex {
+                var keyStart = body[index] == "," ? body.index(after: index) : index
+                while keyStart < body.endIndex, body[keyStart] == " " { keyStart = body.index(after: keyStart) }
+                if let key = keys.first(where: { body[keyStart...].hasPrefix($0 + ":") }) {
+                    if let (k, start) = current { fields.append((k, body[start..<index])) }
+                    current = (key, body.index(keyStart, offsetBy: key.count + 1))
+                }
+            }
+            index = body.index(after: index)
+        }
+        if let (k, start) = current { fields.append((k, body[start..<body.endIndex])) }
+        for (key, raw) in fields {
+            let value = raw.trimmingCharacters(in: .whitespaces)
+            guard !value.isEmpty, value != "(null)" else { continue }
+            found = true
+            switch key {
+            case "name": result.name = value
+            case "manufacturer": result.manufacturer = value
+            case "model": result.model = value
+            case "hardware": result.hardware = value
+            case "software": result.software = value
+            default: break
+            }
+        }
+        guard found else { return nil }
+        self = result
+    }
+}
+
+import Foundation

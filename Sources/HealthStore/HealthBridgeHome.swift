@@ -1,0 +1,55 @@
+import Foundation
+import HealthModel
+
+/// Where HealthBridge keeps its data: `$HEALTHBRIDGE_HOME`, else `$XDG_DATA_HOME/healthbridge`, else
+/// `~/.local/share/healthbridge`. The directory is created with mode 0700.
+///
+/// ```swift
+/// let home = try HealthBridgeHome.resolve()
+/// home.storeURL   // …/healthbridge/health.sqlite
+/// ```
+public struct HealthBridgeHome: Sendable, Hashable {
+    public var directory: URL
+
+    public init(directory: URL) { self.directory = directory }
+
+    /// Resolves the directory from the environment and creates it (0700) if needed.
+    public static func resolve(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> HealthBridgeHome {
+        let url: URL
+        if let home = environment["HEALTHBRIDGE_HOME"], !home.isEmpty {
+            url = URL(fileURLWithPath: home, isDirectory: true)
+        } else if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty {
+            url = URL(fileURLWithPath: xdg, isDirectory: true).appendingPathComponent("healthbridge", isDirectory: true)
+        } else {
+            let user = environment["HOME"].map { URL(fileURLWithPath: $0, isDirectory: true) }
+                ?? FileManager.default.homeDirectoryForCurrentUser
+            url = user.appendingPathComponent(".local/share/healthbridge", isDirectory: true)
+        }
+        let home = HealthBridgeHome(directory: url)
+        try home.createIfNeeded()
+        return home
+    }
+
+    public func createIfNeeded() throws {
+        let fm = FileManager.default
+        var isDirectory: ObjCBool = false
+        if fm.fileExists(atPath: directory.path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else {
+                throw HealthError(.storeUnavailable, "\(directory.path) exists and is not a directory")
+            }
+            return
+        }
+        do {
+            try fm.createDirectory(at: directory, withIntermediateDirectories: true,
+                                   attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw HealthError(.storeUnavailable, "cannot create \(directory.path): \(error.localizedDescription)")
+        }
+    }
+
+    /// The SQLite store file.
+    public var storeURL: URL { directory.appendingPathComponent("health.sqlite") }
+
+    /// A file inside the home directory, e.g. a key.
+    public func file(_ name: String) -> URL { directory.appendingPathComponent(name) }
+}

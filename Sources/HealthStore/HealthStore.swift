@@ -1,0 +1,236 @@
+import Foundation
+import HealthModel
+
+/// The storage abstraction every layer above talks to.
+///
+/// `SQLiteHealthStore` is the embedded default on every platform (a file, or memory for tests); a HealthKit-backed
+/// implementation can conform on Apple platforms. All methods are safe to call concurrently; readers are never blocked
+/// by a writer.
+///
+/// ```swift
+/// let store = try SQLiteHealthStore(location: .inMemory)
+/// try await store.save([sample])
+/// let newest = try await store.samples(SampleQuery(type: "stepCount", limit: 10, ascending: false))
+/// ```
+public protocol HealthStore: Sendable {
+    // MARK: Writing
+    /// Saves samples in one transaction. A sample whose UUID is already stored is ignored; a sample with a sync
+    /// identifier replaces the stored sample of the same source with that identifier when its sync version is greater.
+    @discardableResult
+    func save(_ samples: [HealthSample]) async throws -> SaveResult
+    @discardableResult
+    func save(workouts: [HealthWorkout]) async throws -> SaveResult
+    @discardableResult
+    func save(correlations: [HealthCorrelation]) async throws -> SaveResult
+    @discardableResult
+    func save(documents: [HealthDocument]) async throws -> SaveResult
+    /// Replaces the points of a route.
+    func saveRoute(_ route: UUID, points: [RoutePoint]) async throws
+    /// Deletes objects by UUID, leaving tombstones. Returns how many were deleted.
+    @discardableResult
+    func delete(uuids: [UUID]) async throws -> Int
+    /// Deletes the samples a predicate matches (type, range, sources, metadata key with allowed values).
+    @discardableResult
+    func delete(matching query: SampleQuery) async throws -> Int
+
+    // MARK: Reading
+    func samples(_ query: SampleQuery) async throws -> SamplePage
+    func workouts(_ query: WorkoutQuery) async throws -> [HealthWorkout]
+    func workout(_ uuid: UUID) async throws -> HealthWorkout?
+    func routePoints(_ route: UUID, offset: Int, limit: Int) async throws -> [RoutePoint]
+    func correlations(type: String, start: Date?, end: Date?, limit: Int?) async throws -> [HealthCorrelation]
+    func documents(kind: HealthDocument.Kind, start: Date?, end: Date?, limit: Int?) async throws -> [HealthDocument]
+    /// Streams the rows the statistics engine needs, in ascending start order, values converted to `unit`.
+    /// The closure runs on the reading thread; it must be fast and must not call back into the store.
+    func scan(_ request: ScanRequest, _ body: (ScanRow) throws -> Void) async throws
+    /// The types present in the store with counts, spans and units.
+    func typeSummaries() async throws -> [TypeSummary]
+    /// The sources of a type (all types when nil) with their priority ranks in force for that type.
+    func sources(type: String?) async throws -> [SourceSummary]
+
+    // MARK: Source priority
+    /// The sources of `type` from highest to lowest priority: the stored user order first, then the default order.
+    func priority(type: String) async throws -> [SourceSummary]
+    /// Stores a user order for `type`, naming sources by name or key; unnamed sources keep the default order after them.
+    func setPriority(type: String, sources: [String]) async throws
+    func resetPriority(type: String) async throws
+    /// Source ID → rank (0 highest) for `type`: what the statistics engine merges by.
+    func sourceRanks(type: String) async throws -> [Int64: Int]
+
+    // MARK: Change feed
+    /// The current anchor: the last change sequence number.
+    func currentAnchor() async throws -> Int64
+    /// Samples added and objects deleted since `anchor` (nil: everything), at most `limit` of each.
+    func changes(since anchor: Int64?, types: [String]?, limit: Int) async throws -> ChangeSet
+    /// Emits the changed types after every commit to the store, from this process or another one.
+    func changeNotifications() -> AsyncStream<ChangeNotification>
+
+    // MARK: Settings
+    func setting(_ key: String) async throws -> String?
+    func setSetting(_ key: String, _ value: String?) async throws
+}
+
+/// What a save did.
+public struct SaveResult: Sendable, Hashable, Codable {
+    public var inserted: Int = 0
+    /// Older versions replaced through a sync identifier.
+    public var replaced: Int = 0
+    /// Already stored (same UUID), or an older sync version.
+    public var ignored: Int = 0
+    public init(inserted: Int = 0, replaced: Int = 0, ignored: Int = 0) {
+        self.inserted = inserted; self.replaced = replaced; self.ignored = ignored
+    }
+    public static func + (a: SaveResult, b: SaveResult) -> SaveResult {
+        SaveResult(inserted: a.inserted + b.inserted, replaced: a.replaced + b.replaced, ignored: a.ignored + b.ignored)
+    }
+}
+
+/// How a sample's dates must relate to a query range, as HealthKit's predicate options.
+public enum DateMatching: String, Sendable, Hashable, Codable, CaseIterable {
+    /// `sample.end >= start && sample.start < end` (HealthKit's default).
+    case overlap
+    /// `start <= sample.start < end`.
+    case strictStartDate
+    /// `start < sample.end <= end`.
+    case strictEndDate
+}
+
+/// A sample predicate with sorting and paging.
+public struct SampleQuery: Sendable, Hashable {
+    public var type: String
+    public var start: Date?
+    public var end: Date?
+    public var matching: DateMatching
+    /// Source names or keys; nil for all.
+    public var sources: [String]?
+    /// A metadata key and the values it may have (`[]` means any value as long as the key is present).
+    public var metadataKey: String?
+    public var metadataValues: [String]
+    public var limit: Int?
+    public var ascending: Bool
+    /// An opaque cursor from a previous page.
+    public var cursor: String?
+
+    public init(type: String, start: Date? = nil, end: Date? = nil, matching: DateMatching = .overlap,
+                sources: [String]? = nil, metadataKey: String? = nil, metadataValues: [String] = [],
+                limit: Int? = nil, ascending: Bool = true, cursor: String? = nil) {
+        self.type = type; self.start = start; self.end = end; self.matching = matching; self.sources = sources
+        self.metadataKey = metadataKey; self.metadataValues = metadataValues; self.limit = limit
+        self.ascending = ascending; self.cursor = cursor
+    }
+}
+
+/// One page of samples.
+public struct SamplePage: Sendable, Hashable {
+    public var samples: [HealthSample]
+    /// Present when more samples match: pass it back as `SampleQuery.cursor`.
+    public var nextCursor: String?
+    public init(samples: [HealthSample], nextCursor: String?) { self.samples = samples; self.nextCursor = nextCursor }
+}
+
+public struct WorkoutQuery: Sendable, Hashable {
+    public var activityTypes: [String]?
+    public var start: Date?
+    public var end: Date?
+    public var limit: Int?
+    public var ascending: Bool
+    public init(activityTypes: [String]? = nil, start: Date? = nil, end: Date? = nil, limit: Int? = nil,
+                ascending: Bool = false) {
+        self.activityTypes = activityTypes; self.start = start; self.end = end; self.limit = limit
+        self.ascending = ascending
+    }
+}
+
+/// What the statistics engine reads: one type, the samples overlapping `[start, end)`, values in `unit`.
+public struct ScanRequest: Sendable, Hashable {
+    public var type: String
+    public var start: Date
+    public var end: Date
+    /// The unit quantity values are converted to (the type's canonical unit). Ignored for category types.
+    public var unit: String?
+    /// Restrict to these source IDs (from ``SourceSummary/id``); nil for all.
+    public var sourceIDs: [Int64]?
+    public init(type: String, start: Date, end: Date, unit: String?, sourceIDs: [Int64]? = nil) {
+        self.type = type; self.start = start; self.end = end; self.unit = unit; self.sourceIDs = sourceIDs
+    }
+}
+
+/// A row of a statistics scan: seconds since 1970, a value (a quantity in the requested unit, or a category raw
+/// value; NaN when the sample has none), and the source's store ID.
+public struct ScanRow: Sendable, Hashable {
+    public var start: Double
+    public var end: Double
+    public var value: Double
+    public var sourceID: Int64
+    public init(start: Double, end: Double, value: Double, sourceID: Int64) {
+        self.start = start; self.end = end; self.value = value; self.sourceID = sourceID
+    }
+}
+
+/// A type present in the store.
+public struct TypeSummary: Sendable, Hashable, Codable {
+    public var type: String
+    public var kind: SampleKind
+    public var count: Int
+    public var first: Date?
+    public var last: Date?
+    /// Units the samples were recorded in.
+    public var units: [String]
+    public init(type: String, kind: SampleKind, count: Int, first: Date?, last: Date?, units: [String]) {
+        self.type = type; self.kind = kind; self.count = count; self.first = first; self.last = last; self.units = units
+    }
+}
+
+/// A source as the store knows it.
+public struct SourceSummary: Sendable, Hashable, Codable {
+    public var id: Int64
+    public var source: HealthSource
+    public var category: SourceCategory
+    /// Samples of the type asked about (all types when none).
+    public var count: Int
+    /// 0 is the highest priority. Set when the summary answers a per-type question.
+    public var rank: Int?
+    /// True when the rank comes from a stored user order, false when from the default order.
+    public var userOrdered: Bool
+    public init(id: Int64, source: HealthSource, category: SourceCategory, count: Int, rank: Int? = nil,
+                userOrdered: Bool = false) {
+        self.id = id; self.source = source; self.category = category; self.count = count; self.rank = rank
+        self.userOrdered = userOrdered
+    }
+}
+
+/// A deleted object, as reported by the change feed.
+public struct Tombstone: Sendable, Hashable, Codable {
+    public var uuid: UUID
+    public var type: String
+    public var syncIdentifier: String?
+    public var syncVersion: Int?
+    public var deletedAt: Date
+    public var anchor: Int64
+    public init(uuid: UUID, type: String, syncIdentifier: String?, syncVersion: Int?, deletedAt: Date, anchor: Int64) {
+        self.uuid = uuid; self.type = type; self.syncIdentifier = syncIdentifier; self.syncVersion = syncVersion
+        self.deletedAt = deletedAt; self.anchor = anchor
+    }
+}
+
+/// The answer to an anchored query.
+public struct ChangeSet: Sendable, Hashable {
+    public var added: [HealthSample]
+    public var addedWorkouts: [HealthWorkout]
+    public var deleted: [Tombstone]
+    /// Pass it back to get what changed after this answer.
+    public var anchor: Int64
+    /// True when `limit` cut the answer: ask again from ``anchor``.
+    public var hasMore: Bool
+    public init(added: [HealthSample], addedWorkouts: [HealthWorkout], deleted: [Tombstone], anchor: Int64, hasMore: Bool) {
+        self.added = added; self.addedWorkouts = addedWorkouts; self.deleted = deleted; self.anchor = anchor
+        self.hasMore = hasMore
+    }
+}
+
+/// Sent after a commit: which types changed and the anchor after the commit.
+public struct ChangeNotification: Sendable, Hashable {
+    public var types: Set<String>
+    public var anchor: Int64
+    public init(types: Set<String>, anchor: Int64) { self.types = types; self.anchor = anchor }
+}
