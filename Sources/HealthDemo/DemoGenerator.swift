@@ -145,7 +145,7 @@ public struct DemoGenerator: Sendable {
         }
         for bout in bouts {
             let watchRecords = watchWorn(bout.start) && watchWorn(bout.start + Double(bout.minutes))
-            let phoneRecords = rng.chance(bout.cadence > 140 ? 0.35 : 0.8)
+            let phoneRecords = rng.chance(bout.cadence > 140 ? 0.3 : 0.55)
             let complete = at(bout.start + Double(bout.minutes)) <= end
             if complete && (watchRecords || phoneRecords) { day.trueSteps += Double(bout.minutes * bout.cadence) }
             let stride = bout.cadence > 140 ? 1.15 : 0.74

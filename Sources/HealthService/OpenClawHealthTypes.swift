@@ -1,0 +1,171 @@
+import Foundation
+
+// The wire types of the OpenClaw health capability, exactly as in the plan (field names, optionality), extended with
+// optional fields only. Every payload encodes with sorted keys and no nulls.
+
+/// The four node commands.
+public enum OpenClawHealthCommand: String, Codable, Sendable, CaseIterable {
+    case query = "health.query"
+    case summary = "health.summary"
+    case subscribe = "health.subscribe"
+    case unsubscribe = "health.unsubscribe"
+}
+
+/// `health.query` parameters. Defaults: today 00:00 → now in the home time zone, limit 100 (1…500), newest first.
+public struct OpenClawHealthQueryParams: Codable, Sendable, Equatable {
+    public var type: String
+    public var startISO: String?
+    public var endISO: String?
+    public var limit: Int?
+    public var ascending: Bool?
+
+    public init(type: String, startISO: String? = nil, endISO: String? = nil, limit: Int? = nil, ascending: Bool? = nil) {
+        self.type = type; self.startISO = startISO; self.endISO = endISO; self.limit = limit; self.ascending = ascending
+    }
+}
+
+/// One sample on the wire.
+public struct OpenClawHealthSample: Codable, Sendable, Equatable {
+    public var dateISO: String
+    public var endDateISO: String?
+    public var value: Double?
+    public var unit: String?
+    public var category: String?
+    public var source: String?
+
+    public init(dateISO: String, endDateISO: String? = nil, value: Double? = nil, unit: String? = nil,
+                category: String? = nil, source: String? = nil) {
+        self.dateISO = dateISO; self.endDateISO = endDateISO; self.value = value; self.unit = unit
+        self.category = category; self.source = source
+    }
+}
+
+/// `health.query` payload.
+public struct OpenClawHealthQueryPayload: Codable, Sendable, Equatable {
+    public var type: String
+    public var startISO: String
+    public var endISO: String
+    public var samples: [OpenClawHealthSample]
+    /// Extension: true when more samples matched than `limit`.
+    public var hasMore: Bool?
+
+    public init(type: String, startISO: String, endISO: String, samples: [OpenClawHealthSample], hasMore: Bool? = nil) {
+        self.type = type; self.startISO = startISO; self.endISO = endISO; self.samples = samples; self.hasMore = hasMore
+    }
+}
+
+/// `health.summary` parameters (the plan's form). Interval: `hour` | `day` | `week`, default `day`.
+public struct OpenClawHealthSummaryParams: Codable, Sendable, Equatable {
+    public var type: String
+    public var startISO: String?
+    public var endISO: String?
+    public var interval: String?
+
+    public init(type: String, startISO: String? = nil, endISO: String? = nil, interval: String? = nil) {
+        self.type = type; self.startISO = startISO; self.endISO = endISO; self.interval = interval
+    }
+}
+
+/// One bucket on the wire.
+public struct OpenClawHealthStatistic: Codable, Sendable, Equatable {
+    public var startISO: String
+    public var endISO: String
+    public var sum: Double?
+    public var average: Double?
+    public var min: Double?
+    public var max: Double?
+    public var unit: String
+    /// Extension: the most recent value in the bucket (discrete types).
+    public var mostRecent: Double?
+    /// Extension: the sources kept after the merge, highest priority first.
+    public var sources: [String]?
+
+    public init(startISO: String, endISO: String, sum: Double? = nil, average: Double? = nil, min: Double? = nil,
+                max: Double? = nil, unit: String, mostRecent: Double? = nil, sources: [String]? = nil) {
+        self.startISO = startISO; self.endISO = endISO; self.sum = sum; self.average = average; self.min = min
+        self.max = max; self.unit = unit; self.mostRecent = mostRecent; self.sources = sources
+    }
+}
+
+/// `health.summary` payload.
+public struct OpenClawHealthSummaryPayload: Codable, Sendable, Equatable {
+    public var type: String
+    public var interval: String
+    public var statistics: [OpenClawHealthStatistic]
+    /// Extension: the IANA zone buckets were cut in.
+    public var timeZone: String?
+    /// Extension: true when overlapping sources were merged by priority (cumulative types).
+    public var merged: Bool?
+    /// Extension: the source priority order in force, highest first.
+    public var sourcePriority: [String]?
+
+    /// Extension: one series per source, unmerged, when asked for.
+    public var bySource: [OpenClawHealthSourceSeries]?
+
+    public init(type: String, interval: String, statistics: [OpenClawHealthStatistic], timeZone: String? = nil,
+                merged: Bool? = nil, sourcePriority: [String]? = nil, bySource: [OpenClawHealthSourceSeries]? = nil) {
+        self.type = type; self.interval = interval; self.statistics = statistics; self.timeZone = timeZone
+        self.merged = merged; self.sourcePriority = sourcePriority; self.bySource = bySource
+    }
+}
+
+/// Extension: a source's own statistics, without the merge.
+public struct OpenClawHealthSourceSeries: Codable, Sendable, Equatable {
+    public var source: String
+    public var statistics: [OpenClawHealthStatistic]
+    public init(source: String, statistics: [OpenClawHealthStatistic]) {
+        self.source = source; self.statistics = statistics
+    }
+}
+
+/// `health.subscribe` / `health.unsubscribe` parameters.
+public struct OpenClawHealthSubscribeParams: Codable, Sendable, Equatable {
+    public var types: [String]
+    public init(types: [String]) { self.types = types }
+}
+
+/// `health.update` event payload (node → gateway).
+public struct OpenClawHealthUpdatePayload: Codable, Sendable, Equatable {
+    public var type: String
+    public var latestSamples: [OpenClawHealthSample]
+    public init(type: String, latestSamples: [OpenClawHealthSample]) {
+        self.type = type; self.latestSamples = latestSamples
+    }
+}
+
+/// Upstream OpenClaw's own `health.summary` parameters: `{"period":"today"}`.
+public struct OpenClawUpstreamSummaryParams: Codable, Sendable, Equatable {
+    public var period: String
+    public init(period: String) { self.period = period }
+}
+
+/// Upstream OpenClaw's `health.summary` payload.
+public struct OpenClawUpstreamSummaryPayload: Codable, Sendable, Equatable {
+    public var period: String
+    public var startISO: String
+    public var endISO: String
+    public var timeZoneIdentifier: String
+    public var stepCount: Double?
+    public var sleepDurationMinutes: Double?
+    public var restingHeartRateBpm: Double?
+    public var workoutCount: Int?
+    public var workoutDurationMinutes: Double?
+
+    public init(period: String, startISO: String, endISO: String, timeZoneIdentifier: String, stepCount: Double? = nil,
+                sleepDurationMinutes: Double? = nil, restingHeartRateBpm: Double? = nil, workoutCount: Int? = nil,
+                workoutDurationMinutes: Double? = nil) {
+        self.period = period; self.startISO = startISO; self.endISO = endISO
+        self.timeZoneIdentifier = timeZoneIdentifier; self.stepCount = stepCount
+        self.sleepDurationMinutes = sleepDurationMinutes; self.restingHeartRateBpm = restingHeartRateBpm
+        self.workoutCount = workoutCount; self.workoutDurationMinutes = workoutDurationMinutes
+    }
+}
+
+extension JSONEncoder {
+    /// The encoder every HealthBridge wire format uses: sorted keys, no escaped slashes, nils omitted.
+    public static var wire: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+}
