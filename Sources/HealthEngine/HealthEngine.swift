@@ -129,7 +129,7 @@ public struct HealthEngine: Sendable {
                               rangeEnd: request.end.timeIntervalSince1970)
 
         // Priority.
-        let ordered = try await store.priority(type: type.identifier)
+        let ordered = try await store.priority(type: type.identifier, counts: false)
         var rankOf: [Int64: Int] = [:]
         for (index, entry) in ordered.enumerated() { rankOf[entry.id] = index }
         let names = ordered.map(\.source.name)

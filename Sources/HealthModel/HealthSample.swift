@@ -80,8 +80,13 @@ public struct HealthSample: Sendable, Hashable, Codable, Identifiable {
 
     /// A deterministic UUID derived from the natural key (type, source, start, end, value, unit), so that the same
     /// sample imported twice — from the same or a newer export — is recognised and stored once.
+    ///
+    /// Laid out like a UUIDv7: the first 48 bits are the start date in milliseconds since 1970, so that UUIDs of
+    /// samples saved in time order are close together in the store's index (a bulk import appends instead of
+    /// scattering), and the remaining 74 bits are a hash of the natural key.
     public static func naturalUUID(type: String, sourceKey: String, start: Date, end: Date, value: SampleValue) -> UUID {
         var hasher = StableHasher()
+        hasher.timePrefix = UInt64(max(0, min(start.timeIntervalSince1970 * 1000, Double(1 << 47))))
         hasher.combine(type)
         hasher.combine(sourceKey)
         hasher.combine(start.timeIntervalSince1970.bitPattern)
@@ -103,6 +108,8 @@ public struct HealthSample: Sendable, Hashable, Codable, Identifiable {
 public struct StableHasher: Sendable {
     private var a: UInt64 = 0xcbf2_9ce4_8422_2325
     private var b: UInt64 = 0x8422_2325_cbf2_9ce4
+    /// When set, the UUID's first 48 bits (a millisecond timestamp), as in UUIDv7.
+    public var timePrefix: UInt64? = nil
 
     public init() {}
 
@@ -137,6 +144,9 @@ public struct StableHasher: Sendable {
         var bytes = [UInt8](repeating: 0, count: 16)
         for i in 0..<8 { bytes[i] = UInt8(truncatingIfNeeded: hi >> (56 - 8 * UInt64(i))) }
         for i in 0..<8 { bytes[8 + i] = UInt8(truncatingIfNeeded: lo >> (56 - 8 * UInt64(i))) }
+        if let prefix = timePrefix {
+            for i in 0..<6 { bytes[i] = UInt8(truncatingIfNeeded: prefix >> (40 - 8 * UInt64(i))) }
+        }
         bytes[6] = (bytes[6] & 0x0f) | 0x80  // version 8
         bytes[8] = (bytes[8] & 0x3f) | 0x80  // variant
         return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],

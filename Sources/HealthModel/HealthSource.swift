@@ -40,6 +40,13 @@ public struct HealthSource: Sendable, Hashable, Codable {
         return key
     }
 
+    /// True when both sources have the same ``key``, without building it.
+    @inlinable
+    public func hasSameIdentity(as other: HealthSource) -> Bool {
+        name == other.name && bundleIdentifier == other.bundleIdentifier && device?.name == other.device?.name
+            && device?.model == other.device?.model && device?.hardware == other.device?.hardware
+    }
+
     /// The class of source that decides the default priority order.
     public var category: SourceCategory {
         if bundleIdentifier == "com.apple.Health" || (device == nil && (name == "Health" || name == "Santé" || name == "Salud")) {

@@ -50,7 +50,8 @@ public protocol HealthStore: Sendable {
 
     // MARK: Source priority
     /// The sources of `type` from highest to lowest priority: the stored user order first, then the default order.
-    func priority(type: String) async throws -> [SourceSummary]
+    /// Sample counts are filled only when `counts` is true (it costs a scan of the type).
+    func priority(type: String, counts: Bool) async throws -> [SourceSummary]
     /// Stores a user order for `type`, naming sources by name or key; unnamed sources keep the default order after them.
     func setPriority(type: String, sources: [String]) async throws
     func resetPriority(type: String) async throws
@@ -68,6 +69,13 @@ public protocol HealthStore: Sendable {
     // MARK: Settings
     func setting(_ key: String) async throws -> String?
     func setSetting(_ key: String, _ value: String?) async throws
+}
+
+extension HealthStore {
+    /// The sources of `type` in priority order, with their sample counts.
+    public func priority(type: String) async throws -> [SourceSummary] {
+        try await priority(type: type, counts: true)
+    }
 }
 
 /// What a save did.

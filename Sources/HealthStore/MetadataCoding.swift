@@ -17,6 +17,36 @@ enum MetadataCoding {
         return out
     }
 
+    /// Encodes into a reusable byte buffer (no intermediate Strings): the import loop's path.
+    static func encode(_ metadata: [String: String], into buffer: inout [UInt8]) {
+        buffer.removeAll(keepingCapacity: true)
+        buffer.append(UInt8(ascii: "{"))
+        let keys = metadata.count == 1 ? Array(metadata.keys) : metadata.keys.sorted()
+        for (index, key) in keys.enumerated() {
+            if index > 0 { buffer.append(UInt8(ascii: ",")) }
+            appendQuoted(key, to: &buffer)
+            buffer.append(UInt8(ascii: ":"))
+            appendQuoted(metadata[key] ?? "", to: &buffer)
+        }
+        buffer.append(UInt8(ascii: "}"))
+    }
+
+    static func appendQuoted(_ string: String, to buffer: inout [UInt8]) {
+        buffer.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): buffer.append(UInt8(ascii: "\\")); buffer.append(byte)
+            case UInt8(ascii: "\\"): buffer.append(UInt8(ascii: "\\")); buffer.append(byte)
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                                           hex[Int(byte >> 4)], hex[Int(byte & 0xf)]])
+            default: buffer.append(byte)
+            }
+        }
+        buffer.append(UInt8(ascii: "\""))
+    }
+
     static func decode(_ json: String?) -> [String: String] {
         guard let json, let data = json.data(using: .utf8),
               let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return [:] }

@@ -17,13 +17,15 @@ extension SQLiteHealthStore {
         }
     }
 
-    public func priority(type: String) async throws -> [SourceSummary] {
+    public func priority(type: String, counts withCounts: Bool) async throws -> [SourceSummary] {
         try await read { db in
             guard let typeID = try self.typeID(type, db) else { return [] }
             var counts: [Int64: Int] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT source_id, count(*) FROM samples WHERE type_id = ? GROUP BY source_id",
-                                        arguments: [typeID]) {
-                counts[row[0]] = row[1]
+            if withCounts {
+                for row in try Row.fetchAll(db, sql: "SELECT source_id, count(*) FROM samples WHERE type_id = ? GROUP BY source_id",
+                                            arguments: [typeID]) {
+                    counts[row[0]] = row[1]
+                }
             }
             return try self.orderedSources(typeID: typeID, db).map { entry in
                 var summary = entry

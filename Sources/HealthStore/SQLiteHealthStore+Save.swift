@@ -28,8 +28,13 @@ extension SQLiteHealthStore {
             """)
         let stmt = statement.sqliteStatement
         var lastType: (String, Int64)? = nil
-        var lastSource: (String, Int64)? = nil
+        var lastSource: (HealthSource, Int64)? = nil
         var pairs = Set<TypeSourcePair>()
+        var lastPair = TypeSourcePair(type: -1, source: -1)
+        var lastUnit: (String, Int64)? = nil
+        var metadataBuffer: [UInt8] = []
+        metadataBuffer.reserveCapacity(256)
+        var currentMax = (type: Int64(-1), duration: 0.0)
         for sample in samples {
             guard sample.start <= sample.end else {
                 throw HealthError(.invalidArgument,
@@ -40,13 +45,15 @@ extension SQLiteHealthStore {
                 typeID = try internType(sample.type, db)
                 lastType = (sample.type, typeID)
             }
-            let sourceKey = sample.source.key
             let sourceID: Int64
-            if let last = lastSource, last.0 == sourceKey { sourceID = last.1 } else {
+            if let last = lastSource, last.0.hasSameIdentity(as: sample.source) { sourceID = last.1 } else {
                 sourceID = try internSource(sample.source, db)
-                lastSource = (sourceKey, sourceID)
+                lastSource = (sample.source, sourceID)
             }
-            pairs.insert(TypeSourcePair(type: typeID, source: sourceID))
+            if lastPair.type != typeID || lastPair.source != sourceID {
+                lastPair = TypeSourcePair(type: typeID, source: sourceID)
+                pairs.insert(lastPair)
+            }
             if let syncID = sample.syncIdentifier {
                 let version = sample.syncVersion ?? 0
                 if let existing = try Row.fetchOne(
@@ -77,7 +84,12 @@ extension SQLiteHealthStore {
             switch sample.value {
             case .quantity(let value, let unit):
                 sqlite3_bind_double(stmt, 7, value)
-                sqlite3_bind_int64(stmt, 8, try internUnit(unit, db))
+                let unitID: Int64
+                if let last = lastUnit, last.0 == unit { unitID = last.1 } else {
+                    unitID = try internUnit(unit, db)
+                    lastUnit = (unit, unitID)
+                }
+                sqlite3_bind_int64(stmt, 8, unitID)
             case .category(let raw):
                 sqlite3_bind_int64(stmt, 7, Int64(raw))
                 sqlite3_bind_null(stmt, 8)
@@ -91,7 +103,15 @@ extension SQLiteHealthStore {
             bind(stmt, 12, sample.source.version)
             bind(stmt, 13, sample.syncIdentifier)
             bind(stmt, 14, sample.syncVersion.map(Int64.init))
-            bind(stmt, 15, MetadataCoding.encode(sample.metadata))
+            if sample.metadata.isEmpty {
+                sqlite3_bind_null(stmt, 15)
+            } else {
+                MetadataCoding.encode(sample.metadata, into: &metadataBuffer)
+                metadataBuffer.withUnsafeBufferPointer { bytes in
+                    _ = sqlite3_bind_text(stmt, 15, UnsafeRawPointer(bytes.baseAddress)?.assumingMemoryBound(to: CChar.self),
+                                          Int32(bytes.count), sqliteTransient)
+                }
+            }
             let code = sqlite3_step(stmt)
             guard code == SQLITE_DONE else {
                 throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
@@ -100,13 +120,18 @@ extension SQLiteHealthStore {
                 result.inserted += 1
                 changedTypes.insert(sample.type)
                 let duration = end - start
-                if duration > maxDuration[typeID, default: 0] { maxDuration[typeID] = duration }
+                if currentMax.type != typeID {
+                    if currentMax.type >= 0 { maxDuration[currentMax.type] = max(maxDuration[currentMax.type] ?? 0, currentMax.duration) }
+                    currentMax = (typeID, maxDuration[typeID] ?? 0)
+                }
+                if duration > currentMax.duration { currentMax.duration = duration }
             } else {
                 seq -= 1
                 result.ignored += 1
             }
         }
         sqlite3_reset(stmt)
+        if currentMax.type >= 0 { maxDuration[currentMax.type] = max(maxDuration[currentMax.type] ?? 0, currentMax.duration) }
         for (typeID, duration) in maxDuration {
             try db.execute(sql: "UPDATE types SET max_duration = max(max_duration, ?) WHERE id = ?",
                            arguments: [duration, typeID])
