@@ -12,6 +12,7 @@ struct ObserverTable: Sendable {
 }
 
 extension SQLiteHealthStore {
+    @discardableResult
     public func delete(uuids: [UUID]) async throws -> Int {
         if uuids.isEmpty { return 0 }
         let (count, types, anchor) = try await write { db -> (Int, Set<String>, Int64) in
@@ -54,6 +55,7 @@ extension SQLiteHealthStore {
         return count
     }
 
+    @discardableResult
     public func delete(matching query: SampleQuery) async throws -> Int {
         let (count, anchor) = try await write { db -> (Int, Int64) in
             guard let typeID = try self.typeID(query.type, db) else { return (0, 0) }
@@ -112,7 +114,10 @@ extension SQLiteHealthStore {
             let hasMore = seqs.count > limit
             let cut: Int64 = hasMore ? seqs[limit - 1] : current
             let table = try self.internTable(db) { t in
-                sampleRows.allSatisfy { t.sources[$0[3]] != nil && t.typeNames[$0[2]] != nil }
+                sampleRows.allSatisfy {
+                    t.sources[$0[3]] != nil && t.typeNames[$0[2]] != nil
+                        && (($0[7] as Int64?).map { t.unitNames[$0] != nil } ?? true)
+                }
                     && workoutRows.allSatisfy { t.sources[$0["source_id"]] != nil }
                     && tombRows.allSatisfy { t.typeNames[$0[2]] != nil }
             }

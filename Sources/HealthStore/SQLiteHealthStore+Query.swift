@@ -81,8 +81,8 @@ extension SQLiteHealthStore {
             if let s { sql += " AND start >= ?"; arguments += [s] }
             if let e { sql += " AND start < ?"; arguments += [e] }
         case .strictEndDate:
-            if let s { sql += " AND \"end\" >= ? AND start >= ?"; arguments += [s, s - maxDuration] }
-            if let e { sql += " AND \"end\" <= ? AND start <= ?"; arguments += [e, e] }
+            if let s { sql += " AND \"end\" > ? AND start >= ?"; arguments += [s, s - maxDuration] }
+            if let e { sql += " AND \"end\" <= ?"; arguments += [e] }
         }
         if let names = query.sources {
             let ids = try sourceIDs(matching: names, db)

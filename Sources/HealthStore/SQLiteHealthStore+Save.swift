@@ -7,6 +7,7 @@ import HealthModel
 let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
 extension SQLiteHealthStore {
+    @discardableResult
     public func save(_ samples: [HealthSample]) async throws -> SaveResult {
         if samples.isEmpty { return SaveResult() }
         let (result, types, anchor) = try await write { db in try self.insert(samples, db) }
@@ -180,6 +181,7 @@ extension SQLiteHealthStore {
         }
     }
 
+    @discardableResult
     public func save(workouts: [HealthWorkout]) async throws -> SaveResult {
         if workouts.isEmpty { return SaveResult() }
         let (result, anchor) = try await write { db in try self.insert(workouts: workouts, db) }
@@ -217,6 +219,7 @@ extension SQLiteHealthStore {
         return (result, seq)
     }
 
+    @discardableResult
     public func save(correlations: [HealthCorrelation]) async throws -> SaveResult {
         if correlations.isEmpty { return SaveResult() }
         let (result, types, anchor) = try await write { db in try self.insert(correlations: correlations, db) }
@@ -251,6 +254,7 @@ extension SQLiteHealthStore {
         return (result, types, seq)
     }
 
+    @discardableResult
     public func save(documents: [HealthDocument]) async throws -> SaveResult {
         if documents.isEmpty { return SaveResult() }
         return try await write { db in try self.insert(documents: documents, db) }

@@ -48,8 +48,11 @@ public final class SQLiteHealthStore: HealthStore {
                 writer = try DatabaseQueue(configuration: config)
             case .file(let url):
                 try Self.checkExistingFile(url)
+                try Self.prepareFile(url)
                 writer = try DatabasePool(path: url.path, configuration: config)
-                try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
+                for suffix in ["", "-wal", "-shm"] {
+                    try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path + suffix)
+                }
             }
             try Self.migrator.migrate(writer)
         } catch let error as HealthError {
@@ -79,6 +82,36 @@ public final class SQLiteHealthStore: HealthStore {
             throw HealthError(.storeUnavailable,
                               "\(url.path) is not a HealthBridge store (not an SQLite database); nothing was changed")
         }
+    }
+
+    /// Creates a missing store file with mode 0600 (SQLite gives the WAL and shared-memory files the main file's
+    /// mode), and refuses an existing database that is not a HealthBridge store or was written by a newer version —
+    /// before opening it for writing, since switching to WAL mode already rewrites the header.
+    static func prepareFile(_ url: URL) throws {
+        let fm = FileManager.default
+        let size = (try? fm.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
+        guard fm.fileExists(atPath: url.path), size > 0 else {
+            if !fm.fileExists(atPath: url.path) {
+                fm.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600])
+            }
+            return
+        }
+        var config = Configuration()
+        config.readonly = true
+        let probe = try DatabaseQueue(path: url.path, configuration: config)
+        try probe.read { db in
+            let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+            if tables.isEmpty { return }
+            guard tables.contains("grdb_migrations"), tables.contains("samples") else {
+                throw HealthError(.storeUnavailable,
+                                  "\(url.path) is an SQLite database of another application, not a HealthBridge store; nothing was changed")
+            }
+            if try migrator.hasBeenSuperseded(db) {
+                throw HealthError(.storeUnavailable,
+                                  "\(url.path) was written by a newer HealthBridge; upgrade healthbridge to open it (nothing was changed)")
+            }
+        }
+        try probe.close()
     }
 
     static func storeError(_ error: DatabaseError, location: StoreLocation) -> HealthError {
