@@ -160,6 +160,8 @@ public struct HealthCorrelation: Sendable, Hashable, Codable, Identifiable {
 public struct HealthDocument: Sendable, Hashable, Codable, Identifiable {
     public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
         case activitySummary, me, exportInfo, clinicalRecord, audiogram, visionPrescription, electrocardiogram
+        /// An element this version does not know, kept whole (`{"element": name, …}`).
+        case other
     }
     public var uuid: UUID
     public var kind: Kind

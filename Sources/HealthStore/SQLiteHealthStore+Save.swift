@@ -55,8 +55,10 @@ extension SQLiteHealthStore {
                 lastPair = TypeSourcePair(type: typeID, source: sourceID)
                 pairs.insert(lastPair)
             }
-            if let syncID = sample.syncIdentifier {
-                let version = sample.syncVersion ?? 0
+            let syncID = sample.metadata.isEmpty ? nil : sample.syncIdentifier
+            let syncVersion = syncID == nil ? nil : sample.syncVersion
+            if let syncID {
+                let version = syncVersion ?? 0
                 if let existing = try Row.fetchOne(
                     db, sql: "SELECT seq, sync_version FROM samples WHERE sync_id = ? AND source_id = ?",
                     arguments: [syncID, sourceID]) {
@@ -102,8 +104,8 @@ extension SQLiteHealthStore {
             bind(stmt, 10, sample.utcOffset.map(Int64.init))
             bind(stmt, 11, sample.timeZone)
             bind(stmt, 12, sample.source.version)
-            bind(stmt, 13, sample.syncIdentifier)
-            bind(stmt, 14, sample.syncVersion.map(Int64.init))
+            bind(stmt, 13, syncID)
+            bind(stmt, 14, syncVersion.map(Int64.init))
             if sample.metadata.isEmpty {
                 sqlite3_bind_null(stmt, 15)
             } else {

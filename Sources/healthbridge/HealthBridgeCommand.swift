@@ -11,7 +11,7 @@ struct HealthBridgeCommand: AsyncParsableCommand {
             """,
         version: HealthBridgeVersion.current,
         subcommands: [
-            DemoCommand.self, TypesCommand.self, SourcesCommand.self, QueryCommand.self,
+            DemoCommand.self, ImportCommand.self, TypesCommand.self, SourcesCommand.self, QueryCommand.self,
             SummaryCommand.self, SleepCommand.self, PriorityCommand.self,
         ]
     )

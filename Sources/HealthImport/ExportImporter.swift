@@ -1,0 +1,268 @@
+import Crypto
+import Foundation
+import HealthModel
+import HealthStore
+import HealthXML
+import Logging
+import Synchronization
+
+/// How an import behaves.
+public struct ImportOptions: Sendable, Hashable {
+    /// Stop at the first malformed element with an error instead of skipping and reporting it.
+    public var strict = false
+    /// Read the file again even when its content hash matches a finished import (adds only what is missing).
+    public var force = false
+    /// Samples per transaction.
+    public var batchSize = 20_000
+    public var limits = ArchiveLimits()
+
+    public init(strict: Bool = false, force: Bool = false) {
+        self.strict = strict
+        self.force = force
+    }
+}
+
+/// Imports an Apple Health export (export.zip, an unzipped export folder, or a bare export.xml) into a store:
+/// completely, as a stream, idempotently and crash-safely.
+///
+/// Parsing runs on its own thread and hands batches to the saver through a two-slot pipe, so the two cores work
+/// at once and memory stays flat. Every object gets a deterministic UUID from its content, and every batch is one
+/// transaction, so an import killed at any moment and run again ends in the same store; a finished import is recorded
+/// under the file's SHA-256 and recognised next time.
+///
+/// ```swift
+/// let report = try await ExportImporter(store: store).run(URL(fileURLWithPath: "export.zip"))
+/// print(report.records, report.samplesInserted)
+/// ```
+public struct ExportImporter: Sendable {
+    public let store: any HealthStore
+    public var options: ImportOptions
+    public var logger: Logger
+
+    public init(store: any HealthStore, options: ImportOptions = ImportOptions(),
+                logger: Logger = Logger(label: "healthbridge.import")) {
+        self.store = store
+        self.options = options
+        self.logger = logger
+    }
+
+    static func settingKey(_ hash: String) -> String { "import.sha256." + hash }
+
+    public func run(_ url: URL, progress: (@Sendable (ImportProgress) -> Void)? = nil) async throws -> ImportReport {
+        let started = Date()
+        let input = try ExportInput.open(url, limits: options.limits)
+        let hash = try Self.contentHash(input)
+        if !options.force, let stored = try await store.setting(Self.settingKey(hash)),
+           var previous = try? JSONDecoder().decode(ImportReport.self, from: Data(stored.utf8)) {
+            previous.alreadyImported = true
+            previous.elapsedSeconds = Date().timeIntervalSince(started)
+            logger.info("already imported", metadata: ["sha256": "\(hash)"])
+            return previous
+        }
+        logger.info("import started", metadata: ["path": "\(url.path)", "entry": "\(input.mainName)"])
+
+        var report = ImportReport(path: url.path, contentHash: hash)
+        let totalBytes = Int(input.mainSize)
+        let state = PipeState(progress: ImportProgress(bytesRead: 0, totalBytes: totalBytes, records: 0, elapsedSeconds: 0))
+        let slots = DispatchSemaphore(value: 2)
+        let (batches, continuation) = AsyncStream<ImportBatch>.makeStream(bufferingPolicy: .unbounded)
+        let job = ParseJob(input: input, report: report, options: options)
+
+        let thread = Thread {
+            let result = Result { () throws -> ParseOutput in
+                try job.run(
+                    flush: { batch in
+                        slots.wait()
+                        if state.cancelled.load(ordering: .relaxed) { throw ImportStopped() }
+                        continuation.yield(batch)
+                    },
+                    progress: { bytes, records in
+                        state.progress.withLock { $0.bytesRead = bytes; $0.records = records }
+                    })
+            }
+            state.outcome.withLock { $0 = result }
+            continuation.finish()
+        }
+        thread.name = "healthbridge-import-parser"
+        thread.start()
+
+        let ticker = progress.map { callback in
+            Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(500))
+                    if Task.isCancelled { break }
+                    var snapshot = state.progress.withLock { $0 }
+                    snapshot.elapsedSeconds = Date().timeIntervalSince(started)
+                    callback(snapshot)
+                }
+            }
+        }
+        defer { ticker?.cancel() }
+
+        do {
+            for await batch in batches {
+                let samples = try await store.save(batch.samples)
+                report.samplesInserted += samples.inserted
+                report.samplesReplaced += samples.replaced
+                report.samplesAlreadyStored += samples.ignored
+                report.correlationsInserted += try await store.save(correlations: batch.correlations).inserted
+                report.workoutsInserted += try await store.save(workouts: batch.workouts).inserted
+                report.documentsInserted += try await store.save(documents: batch.documents).inserted
+                for (route, points) in batch.routes { try await store.saveRoute(route, points: points) }
+                slots.signal()
+            }
+        } catch {
+            state.cancelled.store(true, ordering: .relaxed)
+            slots.signal()
+            slots.signal()
+            for await _ in batches { slots.signal() }
+            throw error
+        }
+        guard let result = state.outcome.withLock({ $0 }) else {
+            throw HealthError(.internalError, "the parser stopped without a result")
+        }
+        let parsed = try result.get()
+        report.elements = parsed.report.elements
+        report.recordTypes = parsed.report.recordTypes
+        report.skipped = parsed.report.skipped
+        report.skippedCount = parsed.report.skippedCount
+        report.locale = parsed.report.locale
+        report.exportDate = parsed.report.exportDate
+        report.exportVersion = parsed.exportVersion
+        report.routePoints = parsed.report.routePoints
+        report.bytes = parsed.bytes
+
+        try await readAttachments(parsed, input: input, report: &report)
+
+        report.elapsedSeconds = Date().timeIntervalSince(started)
+        if let data = try? JSONEncoder().encode(report) {
+            try await store.setSetting(Self.settingKey(hash), String(decoding: data, as: UTF8.self))
+        }
+        logger.info("import finished", metadata: ["records": "\(report.records)", "skipped": "\(report.skippedCount)",
+                                                  "seconds": "\(report.elapsedSeconds)"])
+        return report
+    }
+
+    /// GPX routes, clinical records' FHIR resources and electrocardiograms, read after the XML.
+    func readAttachments(_ parsed: ParseOutput, input: ExportInput, report: inout ImportReport) async throws {
+        for (route, path) in parsed.routes {
+            guard let data = try input.readFile(path) else {
+                report.routesMissing.append(path)
+                continue
+            }
+            let points = GPXReader.points(data)
+            try await store.saveRoute(route, points: points)
+            report.routePoints += points.count
+            report.elements["GPX file", default: 0] += 1
+        }
+        var documents: [HealthDocument] = []
+        for (document, path) in parsed.clinical {
+            var updated = document
+            if let data = try input.readFile(path), let resource = try? JSONSerialization.jsonObject(with: data),
+               var object = (try? JSONSerialization.jsonObject(with: Data(document.json.utf8))) as? [String: Any] {
+                object["fhirResource"] = resource
+                updated.json = GenericBuilder.json(object)
+            } else {
+                report.routesMissing.append(path)
+            }
+            documents.append(updated)
+        }
+        for path in input.files(under: "electrocardiograms") where path.lowercased().hasSuffix(".csv") {
+            if let data = try input.readFile(path), let document = ECGReader.document(data, path: path) {
+                documents.append(document)
+                report.elements["Electrocardiogram", default: 0] += 1
+            }
+        }
+        report.documentsInserted += try await store.save(documents: documents).inserted
+    }
+
+    /// SHA-256 of what was imported: the file (zip or xml), or for a folder the main XML plus the names and sizes of
+    /// the other files.
+    static func contentHash(_ input: ExportInput) throws -> String {
+        var hasher = SHA256()
+        func hashFile(_ url: URL) throws {
+            guard let handle = FileHandle(forReadingAtPath: url.path) else {
+                throw HealthError(.importRejected, "cannot read \(url.path)")
+            }
+            defer { try? handle.close() }
+            while let data = try handle.read(upToCount: 4 << 20), !data.isEmpty { hasher.update(data: data) }
+        }
+        switch input.kind {
+        case .xml(let url), .zip(let url, _, _, _):
+            try hashFile(url)
+        case .folder(let root, let main):
+            try hashFile(main)
+            let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.fileSizeKey])
+            var listing: [String] = []
+            while let file = enumerator?.nextObject() as? URL {
+                let size = (try? file.resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? 0
+                listing.append("\(file.path.dropFirst(root.path.count)):\(size)")
+            }
+            hasher.update(data: Data(listing.sorted().joined(separator: "\n").utf8))
+        }
+        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+/// What the parse thread and the saver share.
+final class PipeState: Sendable {
+    let progress: Mutex<ImportProgress>
+    let outcome = Mutex<Result<ParseOutput, any Error>?>(nil)
+    let cancelled = Atomic<Bool>(false)
+    init(progress: ImportProgress) { self.progress = Mutex(progress) }
+}
+
+/// What the parse thread returns.
+struct ParseOutput: Sendable {
+    var report: ImportReport
+    var routes: [(route: UUID, path: String)]
+    var clinical: [(document: HealthDocument, path: String)]
+    var exportVersion: Int?
+    var bytes: Int
+}
+
+/// The work of the parse thread.
+/// Safety of `@unchecked Sendable`: the job (and the zip archive inside `input`) is used by the parse thread only,
+/// from `start()` until it finishes; the importer reads the archive again only after the batch stream has ended,
+/// which happens after the thread's last use.
+final class ParseJob: @unchecked Sendable {
+    let input: ExportInput
+    let report: ImportReport
+    let options: ImportOptions
+
+    init(input: ExportInput, report: ImportReport, options: ImportOptions) {
+        self.input = input
+        self.report = report
+        self.options = options
+    }
+
+    func run(flush: @escaping (ImportBatch) throws -> Void, progress: (Int, Int) -> Void) throws -> ParseOutput {
+        let parser = ExportParser(report: report, batchSize: options.batchSize, strict: options.strict, flush: flush)
+        var scanner = XMLScanner()
+        var consumed = 0
+        var version: Int? = nil
+        try input.readMain { bytes in
+            if consumed == 0 { version = Self.exportVersion(bytes) }
+            try scanner.feed(bytes) { event in try parser.handle(event) }
+            consumed += bytes.count
+            try parser.flushIfFull(bytesRead: consumed)
+            progress(consumed, parser.records)
+        }
+        try scanner.finish { event in try parser.handle(event) }
+        guard parser.sawRoot else {
+            throw HealthError(.importRejected, "no <HealthData> element found: not an Apple Health export; nothing was imported")
+        }
+        try parser.finish(bytesRead: consumed)
+        progress(consumed, parser.records)
+        return ParseOutput(report: parser.report, routes: parser.pendingRoutes,
+                           clinical: parser.pendingClinical,
+                           exportVersion: version, bytes: consumed)
+    }
+
+    /// The number in `<!-- HealthKit Export Version: 14 -->` near the top of the file.
+    static func exportVersion(_ bytes: UnsafeRawBufferPointer) -> Int? {
+        let head = String(decoding: bytes.prefix(4096), as: UTF8.self)
+        guard let range = head.range(of: "HealthKit Export Version:") else { return nil }
+        return Int(head[range.upperBound...].drop { $0 == " " }.prefix { $0.isNumber })
+    }
+}

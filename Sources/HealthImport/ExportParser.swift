@@ -1,0 +1,317 @@
+import Foundation
+import HealthModel
+import HealthXML
+
+/// What the parser hands to the saver, in one transaction's worth.
+struct ImportBatch: Sendable {
+    var samples: [HealthSample] = []
+    var correlations: [HealthCorrelation] = []
+    var workouts: [HealthWorkout] = []
+    var documents: [HealthDocument] = []
+    var routes: [(UUID, [RoutePoint])] = []
+    var bytesRead = 0
+
+    var isEmpty: Bool {
+        samples.isEmpty && correlations.isEmpty && workouts.isEmpty && documents.isEmpty && routes.isEmpty
+    }
+}
+
+/// Turns scanner events into model objects, element by element, with flat memory.
+///
+/// Top-level elements sit at depth 1 (under `HealthData`). A `Record` inside a `Correlation` also appears at the top
+/// level: both copies get the same natural UUID, so the store keeps one and the correlation links to it.
+final class ExportParser {
+    var report: ImportReport
+    var batch = ImportBatch()
+    let batchSize: Int
+    let strict: Bool
+    let flush: (ImportBatch) throws -> Void
+    private(set) var sawRoot = false
+    /// Routes whose points are in GPX files, read after the XML.
+    var pendingRoutes: [(route: UUID, path: String)] = []
+    /// Clinical records whose FHIR JSON is in a file, read after the XML.
+    var pendingClinical: [(document: HealthDocument, path: String)] = []
+
+    private var record: RecordBuilder?
+    private var correlation: CorrelationBuilder?
+    private var workout: WorkoutBuilder?
+    private var generic: GenericBuilder?
+    private var caches = ParserCaches()
+    /// Hot counters, folded into the report by ``finish(bytesRead:)`` (no dictionary work per record).
+    private var topLevelRecords = 0
+    private var currentType = ""
+    private var currentTypeCount = 0
+
+    /// Records read so far, for progress.
+    var records: Int { report.elements["Record", default: 0] + topLevelRecords }
+
+    private func foldCounters() {
+        if topLevelRecords > 0 { report.elements["Record", default: 0] += topLevelRecords }
+        topLevelRecords = 0
+        if currentTypeCount > 0 { report.recordTypes[currentType, default: 0] += currentTypeCount }
+        currentTypeCount = 0
+    }
+
+    init(report: ImportReport, batchSize: Int, strict: Bool, flush: @escaping (ImportBatch) throws -> Void) {
+        self.report = report
+        self.batchSize = batchSize
+        self.strict = strict
+        self.flush = flush
+    }
+
+    func handle(_ event: borrowing XMLEvent) throws {
+        switch event {
+        case .startElement(let element): try start(element)
+        case .endElement(let element): try end(element)
+        case .malformed(let error): try malformed(error)
+        }
+    }
+
+    /// Sends what is left. Call once, after the scanner's `finish`.
+    func finish(bytesRead: Int) throws {
+        foldCounters()
+        batch.bytesRead = bytesRead
+        if !batch.isEmpty { try flush(batch) }
+        batch = ImportBatch()
+    }
+
+    func flushIfFull(bytesRead: Int) throws {
+        if batch.samples.count >= batchSize || batch.documents.count >= 2_000 || batch.workouts.count >= 1_000 {
+            batch.bytesRead = bytesRead
+            try flush(batch)
+            batch = ImportBatch()
+        }
+    }
+
+    // MARK: Events
+
+    private func malformed(_ error: XMLScanError) throws {
+        if strict {
+            throw HealthError(.importMalformed, "\(error) (stopped: --strict)")
+        }
+        report.skip(currentElementName ?? "markup", line: error.line, offset: error.offset, reason: error.message)
+    }
+
+    private var currentElementName: String? {
+        if record != nil { return "Record" }
+        if workout != nil { return "Workout" }
+        if correlation != nil { return "Correlation" }
+        return generic?.name
+    }
+
+    private func start(_ element: XMLStartElement) throws {
+        switch element.depth {
+        case 0:
+            guard element.name == "HealthData" else {
+                throw HealthError(.importRejected,
+                                  "the document's root element is <\(element.name.string)>, not <HealthData>: not an Apple Health export; nothing was imported")
+            }
+            sawRoot = true
+            report.locale = element.attribute(named: "locale")?.string
+        case 1:
+            try startTopLevel(element)
+        default:
+            try startChild(element)
+        }
+    }
+
+    private func startTopLevel(_ element: XMLStartElement) throws {
+        let name = element.name
+        if name == "Record" {
+            topLevelRecords += 1
+            let builder = RecordBuilder(element, caches: &caches)
+            if element.isSelfClosing { try finishRecord(builder, element: element) } else { record = builder }
+        } else if name == "Workout" {
+            report.elements["Workout", default: 0] += 1
+            let builder = WorkoutBuilder(element, caches: &caches)
+            if element.isSelfClosing { try finishWorkout(builder) } else { workout = builder }
+        } else if name == "Correlation" {
+            report.elements["Correlation", default: 0] += 1
+            let builder = CorrelationBuilder(element, caches: &caches)
+            if element.isSelfClosing { try finishCorrelation(builder) } else { correlation = builder }
+        } else {
+            let elementName = element.name.string
+            report.elements[elementName, default: 0] += 1
+            let builder = GenericBuilder(element)
+            if element.isSelfClosing { try finishGeneric(builder) } else { generic = builder }
+        }
+    }
+
+    private func startChild(_ element: XMLStartElement) throws {
+        let name = element.name
+        if var builder = record {
+            // Record > MetadataEntry | HeartRateVariabilityMetadataList > InstantaneousBeatsPerMinute
+            if name == "MetadataEntry" {
+                builder.addMetadata(element)
+            } else if name == "InstantaneousBeatsPerMinute" {
+                builder.addBeat(element)
+            }
+            record = builder
+            return
+        }
+        if var builder = correlation {
+            if name == "Record", element.depth == 2 {
+                report.elements["Record (in Correlation)", default: 0] += 1
+                let child = RecordBuilder(element, caches: &caches)
+                if element.isSelfClosing { try finishRecord(child, element: element) } else { record = child }
+            } else if name == "MetadataEntry", element.depth == 2 {
+                builder.addMetadata(element)
+                correlation = builder
+            }
+            return
+        }
+        if var builder = workout {
+            builder.addChild(element)
+            workout = builder
+            return
+        }
+        if var builder = generic {
+            builder.addChild(element)
+            generic = builder
+            return
+        }
+        // A child whose parent was skipped as malformed.
+        report.skip(name.string, line: element.line, offset: element.offset, reason: "orphan element (its parent was malformed)")
+    }
+
+    private func end(_ element: XMLEndElement) throws {
+        if let builder = record, element.name == "Record" {
+            record = nil
+            try finishRecord(builder, element: nil)
+            return
+        }
+        if element.depth == 1 {
+            if let builder = correlation, element.name == "Correlation" {
+                correlation = nil
+                try finishCorrelation(builder)
+            } else if let builder = workout, element.name == "Workout" {
+                workout = nil
+                try finishWorkout(builder)
+            } else if let builder = generic {
+                generic = nil
+                try finishGeneric(builder)
+            }
+            return
+        }
+        if var builder = workout {
+            builder.endChild(element)
+            workout = builder
+        } else if var builder = generic {
+            builder.endChild(element)
+            generic = builder
+        }
+    }
+
+    // MARK: Building
+
+    private func finishRecord(_ builder: RecordBuilder, element: XMLStartElement?) throws {
+        switch builder.build() {
+        case .success(let sample):
+            if builder.typeName != currentType {
+                if currentTypeCount > 0 { report.recordTypes[currentType, default: 0] += currentTypeCount }
+                currentType = builder.typeName
+                currentTypeCount = 0
+            }
+            currentTypeCount += 1
+            if var parent = correlation {
+                parent.members.append(sample.uuid)
+                correlation = parent
+            }
+            batch.samples.append(sample)
+        case .failure(let error):
+            if strict {
+                throw HealthError(.importMalformed, "line \(builder.line), byte \(builder.offset): Record \(error.message) (stopped: --strict)")
+            }
+            report.skip("Record", line: builder.line, offset: builder.offset, reason: error.message)
+        }
+    }
+
+    private func finishCorrelation(_ builder: CorrelationBuilder) throws {
+        switch builder.build() {
+        case .success(let correlation):
+            batch.correlations.append(correlation)
+        case .failure(let error):
+            if strict {
+                throw HealthError(.importMalformed, "line \(builder.line), byte \(builder.offset): Correlation \(error.message) (stopped: --strict)")
+            }
+            report.skip("Correlation", line: builder.line, offset: builder.offset, reason: error.message)
+        }
+    }
+
+    private func finishWorkout(_ builder: WorkoutBuilder) throws {
+        switch builder.build() {
+        case .success(let (workout, inlineRoutes, fileRoutes)):
+            batch.workouts.append(workout)
+            for (route, points) in inlineRoutes {
+                batch.routes.append((route, points))
+                report.routePoints += points.count
+            }
+            pendingRoutes += fileRoutes
+        case .failure(let error):
+            if strict {
+                throw HealthError(.importMalformed, "line \(builder.line), byte \(builder.offset): Workout \(error.message) (stopped: --strict)")
+            }
+            report.skip("Workout", line: builder.line, offset: builder.offset, reason: error.message)
+        }
+    }
+
+    private func finishGeneric(_ builder: GenericBuilder) throws {
+        let object = builder.object()
+        let attributes = builder.attributes
+        func date(_ key: String) -> Date? {
+            attributes[key].flatMap { ExportDate.parse($0) }.map { Date(timeIntervalSince1970: $0.seconds) }
+        }
+        let json = GenericBuilder.json(object)
+        let kind: HealthDocument.Kind
+        var start: Date? = nil, end: Date? = nil
+        switch builder.name {
+        case "ExportDate":
+            report.exportDate = attributes["value"]
+            kind = .exportInfo
+            start = date("value")
+        case "Me":
+            kind = .me
+        case "ActivitySummary":
+            kind = .activitySummary
+            if let day = attributes["dateComponents"], let parsed = DateExpression.calendarDay(day) {
+                start = parsed
+                end = parsed.addingTimeInterval(86_400)
+            }
+        case "ClinicalRecord":
+            kind = .clinicalRecord
+            start = date("receivedDate")
+        case "Audiogram":
+            kind = .audiogram
+            start = date("startDate")
+            end = date("endDate")
+        case "VisionPrescription":
+            kind = .visionPrescription
+            start = date("dateIssued") ?? date("startDate")
+            end = date("expirationDate") ?? date("endDate")
+        default:
+            kind = .other
+            start = date("startDate")
+            end = date("endDate")
+        }
+        var hasher = StableHasher()
+        hasher.combine("document:" + builder.name)
+        hasher.combine(json)
+        let document = HealthDocument(uuid: hasher.uuid(), kind: kind, start: start, end: end,
+                                      sourceName: attributes["sourceName"], json: json)
+        if kind == .clinicalRecord, let path = attributes["resourceFilePath"], !path.isEmpty {
+            pendingClinical.append((document, path))
+        } else {
+            batch.documents.append(document)
+        }
+    }
+}
+
+extension DateExpression {
+    /// `yyyy-MM-dd` as midnight UTC (ActivitySummary's `dateComponents`).
+    static func calendarDay(_ text: String) -> Date? {
+        let parts = text.split(separator: "-")
+        guard parts.count == 3, let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]),
+              (1...12).contains(m), (1...31).contains(d) else { return nil }
+        return Date(timeIntervalSince1970: Double(ISO8601.daysFromCivil(y, m, d) * 86_400))
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import HealthModel
+import HealthXML
+
+/// A `Record` being read: its attributes decoded once, its children (metadata, HRV beats) added as they come.
+struct RecordBuilder {
+    let line: Int
+    let offset: Int
+    var info = TypeInfo(written: "", identifier: "", type: nil)
+    var unit: String?
+    var number: Double?
+    var valueText: String?
+    var category: Int?
+    var source = HealthSource(name: "")
+    var sourceKey = ""
+    var creation: Double?
+    var start: ExportDate.Parsed?
+    var end: ExportDate.Parsed?
+    var badDate: String?
+    var metadata: [String: String] = [:]
+    var beats: [String] = []
+
+    var typeName: String { info.written }
+
+    init(_ element: XMLStartElement, caches: inout ParserCaches) {
+        line = element.line
+        offset = element.offset
+        var sourceName: XMLAttributeValue? = nil, version: XMLAttributeValue? = nil, device: XMLAttributeValue? = nil
+        var value: XMLAttributeValue? = nil
+        for attribute in element.attributes {
+            let name = attribute.name
+            let v = attribute.value
+            switch name.count {
+            case 4:
+                if name == "type" { info = caches.type(v) } else if name == "unit" { unit = caches.unit(v) }
+            case 5:
+                if name == "value" { value = v }
+            case 6:
+                if name == "device" { device = v } else if name == "source" { sourceName = v }
+            case 7:
+                if name == "endDate" { end = Self.date(v, &badDate) }
+            case 9:
+                if name == "startDate" { start = Self.date(v, &badDate) }
+            case 10:
+                if name == "sourceName" { sourceName = v }
+            case 12:
+                if name == "creationDate" { creation = ExportDate.parse(v.rawBytes)?.seconds }
+            case 13:
+                if name == "sourceVersion" { version = v }
+            default:
+                break
+            }
+        }
+        source = caches.source(name: sourceName, version: version, device: device)
+        sourceKey = caches.lastSourceKey
+        if let value {
+            if info.type?.kind == .category {
+                category = caches.category(value, type: info)
+                if category == nil { valueText = value.string }
+            } else if let number = value.double {
+                self.number = number
+            } else {
+                valueText = value.string
+            }
+        }
+    }
+
+    static func date(_ value: XMLAttributeValue, _ bad: inout String?) -> ExportDate.Parsed? {
+        if let parsed = ExportDate.parse(value.rawBytes) { return parsed }
+        bad = value.string
+        return nil
+    }
+
+    mutating func addMetadata(_ element: XMLStartElement) {
+        guard let key = element.attribute(named: "key")?.string else { return }
+        metadata[key] = element.attribute(named: "value")?.string ?? ""
+    }
+
+    mutating func addBeat(_ element: XMLStartElement) {
+        let bpm = element.attribute(named: "bpm")?.string ?? ""
+        let time = element.attribute(named: "time")?.string ?? ""
+        beats.append("{\"bpm\":\(Double(bpm).map { String($0) } ?? "null"),\"time\":\"\(time.replacingOccurrences(of: "\"", with: ""))\"}")
+    }
+
+    func build() -> Result<HealthSample, HealthError> {
+        guard !info.written.isEmpty else { return .failure(HealthError(.importMalformed, "has no type")) }
+        guard let start, let end else {
+            return .failure(HealthError(.importMalformed, "has no readable startDate/endDate" + (badDate.map { " ('\($0)')" } ?? "")))
+        }
+        guard end.seconds >= start.seconds else {
+            return .failure(HealthError(.importMalformed, "of \(info.identifier) ends before it starts"))
+        }
+        guard !source.name.isEmpty else { return .failure(HealthError(.importMalformed, "has no sourceName")) }
+        var metadata = self.metadata
+        if !beats.isEmpty { metadata["HKHeartRateVariabilityBeats"] = "[" + beats.joined(separator: ",") + "]" }
+        let value: SampleValue
+        switch info.type?.kind {
+        case .category?:
+            if let category { value = .category(category) } else {
+                if let valueText { metadata["HKExportValue"] = valueText }
+                value = .none
+            }
+        case .quantity?:
+            guard let number else {
+                return .failure(HealthError(.importMalformed,
+                                            "of \(info.identifier) has no numeric value" + (valueText.map { " ('\($0)')" } ?? "")))
+            }
+            value = .quantity(number, unit: unit ?? info.type?.canonicalUnit ?? "count")
+        default:
+            // An identifier the registry cannot classify: keep whatever it carries.
+            if let number, let unit { value = .quantity(number, unit: unit) } else if let number {
+                value = .category(Int(number))
+            } else {
+                if let valueText { metadata["HKExportValue"] = valueText }
+                value = .none
+            }
+        }
+        let startDate = Date(timeIntervalSince1970: start.seconds), endDate = Date(timeIntervalSince1970: end.seconds)
+        let uuid = HealthSample.naturalUUID(type: info.identifier, sourceKey: sourceKey, start: startDate, end: endDate,
+                                            value: value)
+        return .success(HealthSample(
+            uuid: uuid, type: info.identifier, start: startDate, end: endDate, value: value, source: source,
+            creationDate: creation.map(Date.init(timeIntervalSince1970:)), metadata: metadata,
+            utcOffset: start.offset))
+    }
+}
+
+/// A `Correlation` being read.
+struct CorrelationBuilder {
+    let line: Int
+    let offset: Int
+    var info = TypeInfo(written: "", identifier: "", type: nil)
+    var source = HealthSource(name: "")
+    var creation: Double?
+    var start: ExportDate.Parsed?
+    var end: ExportDate.Parsed?
+    var badDate: String?
+    var metadata: [String: String] = [:]
+    var members: [UUID] = []
+
+    init(_ element: XMLStartElement, caches: inout ParserCaches) {
+        line = element.line
+        offset = element.offset
+        var sourceName: XMLAttributeValue? = nil, version: XMLAttributeValue? = nil, device: XMLAttributeValue? = nil
+        for attribute in element.attributes {
+            let name = attribute.name, v = attribute.value
+            if name == "type" { info = caches.type(v) }
+            else if name == "sourceName" || name == "source" { sourceName = v }
+            else if name == "sourceVersion" { version = v }
+            else if name == "device" { device = v }
+            else if name == "creationDate" { creation = ExportDate.parse(v.rawBytes)?.seconds }
+            else if name == "startDate" { start = RecordBuilder.date(v, &badDate) }
+            else if name == "endDate" { end = RecordBuilder.date(v, &badDate) }
+        }
+        source = caches.source(name: sourceName, version: version, device: device)
+    }
+
+    mutating func addMetadata(_ element: XMLStartElement) {
+        guard let key = element.attribute(named: "key")?.string else { return }
+        metadata[key] = element.attribute(named: "value")?.string ?? ""
+    }
+
+    func build() -> Result<HealthCorrelation, HealthError> {
+        guard !info.written.isEmpty else { return .failure(HealthError(.importMalformed, "has no type")) }
+        guard let start, let end, end.seconds >= start.seconds else {
+            return .failure(HealthError(.importMalformed, "has no readable, ordered startDate/endDate" + (badDate.map { " ('\($0)')" } ?? "")))
+        }
+        return .success(HealthCorrelation(
+            type: info.identifier, start: Date(timeIntervalSince1970: start.seconds),
+            end: Date(timeIntervalSince1970: end.seconds), source: source,
+            creationDate: creation.map(Date.init(timeIntervalSince1970:)), metadata: metadata, members: members))
+    }
+}

@@ -1,0 +1,263 @@
+import Foundation
+import HealthModel
+import HealthXML
+
+/// A `Workout` being read, with its events, statistics, activities and routes (inline `Location` points or a GPX
+/// `FileReference` read after the XML).
+struct WorkoutBuilder {
+    let line: Int
+    let offset: Int
+    var activityType = ""
+    var duration: Double?
+    var durationUnit: String?
+    var totalDistance: HealthWorkout.Measurement?
+    var totalEnergy: HealthWorkout.Measurement?
+    var source = HealthSource(name: "")
+    var creation: Double?
+    var start: ExportDate.Parsed?
+    var end: ExportDate.Parsed?
+    var badDate: String?
+    var metadata: [String: String] = [:]
+    var events: [HealthWorkout.Event] = []
+    var statistics: [HealthWorkout.Statistic] = []
+    var activities: [HealthWorkout.Activity] = []
+    var routes: [RouteBuilder] = []
+    private var open: Open = .none
+
+    enum Open { case none, event(Int), route(Int), activity(Int) }
+
+    struct RouteBuilder {
+        var sourceName: String?
+        var start: Double?
+        var end: Double?
+        var file: String?
+        var metadata: [String: String] = [:]
+        var points: [RoutePoint] = []
+    }
+
+    init(_ element: XMLStartElement, caches: inout ParserCaches) {
+        line = element.line
+        offset = element.offset
+        var sourceName: XMLAttributeValue? = nil, version: XMLAttributeValue? = nil, device: XMLAttributeValue? = nil
+        var distance: Double?, distanceUnit: String?, energy: Double?, energyUnit: String?
+        for attribute in element.attributes {
+            let name = attribute.name, v = attribute.value
+            if name == "workoutActivityType" {
+                let written = v.string
+                activityType = WorkoutActivityType.named(written)?.name ?? written
+            } else if name == "duration" { duration = v.double }
+            else if name == "durationUnit" { durationUnit = v.string }
+            else if name == "totalDistance" { distance = v.double }
+            else if name == "totalDistanceUnit" { distanceUnit = v.string }
+            else if name == "totalEnergyBurned" { energy = v.double }
+            else if name == "totalEnergyBurnedUnit" { energyUnit = v.string }
+            else if name == "sourceName" || name == "source" { sourceName = v }
+            else if name == "sourceVersion" { version = v }
+            else if name == "device" { device = v }
+            else if name == "creationDate" { creation = ExportDate.parse(v.rawBytes)?.seconds }
+            else if name == "startDate" { start = RecordBuilder.date(v, &badDate) }
+            else if name == "endDate" { end = RecordBuilder.date(v, &badDate) }
+        }
+        if let distance { totalDistance = .init(distance, distanceUnit ?? "km") }
+        if let energy { totalEnergy = .init(energy, energyUnit ?? "kcal") }
+        source = caches.source(name: sourceName, version: version, device: device)
+    }
+
+    static func seconds(_ value: Double?, unit: String?) -> Double? {
+        guard let value else { return nil }
+        guard let unit, unit != "s" else { return value }
+        return (try? HealthUnit.parse(unit).convert(value, to: HealthUnit.parse("s"))) ?? value * 60
+    }
+
+    static func date(_ element: XMLStartElement, _ name: StaticString) -> Date? {
+        element.attribute(named: name).flatMap { ExportDate.parse($0.rawBytes) }.map { Date(timeIntervalSince1970: $0.seconds) }
+    }
+
+    mutating func addChild(_ element: XMLStartElement) {
+        let name = element.name
+        if element.depth == 2 {
+            if name == "MetadataEntry" {
+                if let key = element.attribute(named: "key")?.string {
+                    metadata[key] = element.attribute(named: "value")?.string ?? ""
+                }
+            } else if name == "WorkoutEvent" {
+                events.append(Self.event(element))
+                if !element.isSelfClosing { open = .event(events.count - 1) }
+            } else if name == "WorkoutStatistics" {
+                if let statistic = Self.statistic(element) { statistics.append(statistic) }
+            } else if name == "WorkoutRoute" {
+                var route = RouteBuilder()
+                route.sourceName = element.attribute(named: "sourceName")?.string
+                route.start = element.attribute(named: "startDate").flatMap { ExportDate.parse($0.rawBytes)?.seconds }
+                route.end = element.attribute(named: "endDate").flatMap { ExportDate.parse($0.rawBytes)?.seconds }
+                routes.append(route)
+                if !element.isSelfClosing { open = .route(routes.count - 1) }
+            } else if name == "WorkoutActivity" {
+                if let start = Self.date(element, "startDate") {
+                    activities.append(HealthWorkout.Activity(
+                        uuid: element.attribute(named: "uuid")?.string, start: start, end: Self.date(element, "endDate"),
+                        duration: Self.seconds(element.attribute(named: "duration")?.double,
+                                               unit: element.attribute(named: "durationUnit")?.string),
+                        metadata: nil))
+                    if !element.isSelfClosing { open = .activity(activities.count - 1) }
+                }
+            }
+            return
+        }
+        // Depth 3 and deeper: children of the open event, route or activity.
+        switch open {
+        case .event(let index):
+            if name == "MetadataEntry", let key = element.attribute(named: "key")?.string {
+                events[index].metadata = (events[index].metadata ?? [:]).merging(
+                    [key: element.attribute(named: "value")?.string ?? ""]) { $1 }
+            }
+        case .route(let index):
+            if name == "MetadataEntry", let key = element.attribute(named: "key")?.string {
+                routes[index].metadata[key] = element.attribute(named: "value")?.string ?? ""
+            } else if name == "FileReference" {
+                routes[index].file = element.attribute(named: "path")?.string
+            } else if name == "Location", let point = Self.location(element) {
+                routes[index].points.append(point)
+            }
+        case .activity(let index):
+            if name == "MetadataEntry", let key = element.attribute(named: "key")?.string {
+                activities[index].metadata = (activities[index].metadata ?? [:]).merging(
+                    [key: element.attribute(named: "value")?.string ?? ""]) { $1 }
+            } else if name == "WorkoutEvent" {
+                events.append(Self.event(element))
+            } else if name == "WorkoutStatistics", let statistic = Self.statistic(element) {
+                statistics.append(statistic)
+            }
+        case .none:
+            break
+        }
+    }
+
+    mutating func endChild(_ element: XMLEndElement) {
+        if element.depth == 2 { open = .none }
+    }
+
+    static func event(_ element: XMLStartElement) -> HealthWorkout.Event {
+        HealthWorkout.Event(type: element.attribute(named: "type")?.string ?? "",
+                            date: date(element, "date") ?? Date(timeIntervalSince1970: 0),
+                            duration: seconds(element.attribute(named: "duration")?.double,
+                                              unit: element.attribute(named: "durationUnit")?.string))
+    }
+
+    static func statistic(_ element: XMLStartElement) -> HealthWorkout.Statistic? {
+        guard let written = element.attribute(named: "type")?.string,
+              let start = date(element, "startDate"), let end = date(element, "endDate") else { return nil }
+        return HealthWorkout.Statistic(
+            type: SampleTypeRegistry.registered(written)?.identifier ?? written, start: start, end: end,
+            sum: element.attribute(named: "sum")?.double, average: element.attribute(named: "average")?.double,
+            minimum: element.attribute(named: "minimum")?.double, maximum: element.attribute(named: "maximum")?.double,
+            unit: element.attribute(named: "unit")?.string)
+    }
+
+    static func location(_ element: XMLStartElement) -> RoutePoint? {
+        guard let time = date(element, "date"), let lat = element.attribute(named: "latitude")?.double,
+              let lon = element.attribute(named: "longitude")?.double else { return nil }
+        return RoutePoint(time: time, latitude: lat, longitude: lon,
+                          elevation: element.attribute(named: "altitude")?.double,
+                          speed: element.attribute(named: "speed")?.double,
+                          course: element.attribute(named: "course")?.double,
+                          horizontalAccuracy: element.attribute(named: "horizontalAccuracy")?.double,
+                          verticalAccuracy: element.attribute(named: "verticalAccuracy")?.double)
+    }
+
+    /// The workout, the routes whose points came inline, and the routes to read from GPX files.
+    func build() -> Result<(HealthWorkout, [(UUID, [RoutePoint])], [(route: UUID, path: String)]), HealthError> {
+        guard !activityType.isEmpty else { return .failure(HealthError(.importMalformed, "has no workoutActivityType")) }
+        guard let start, let end, end.seconds >= start.seconds else {
+            return .failure(HealthError(.importMalformed, "has no readable, ordered startDate/endDate" + (badDate.map { " ('\($0)')" } ?? "")))
+        }
+        var inline: [(UUID, [RoutePoint])] = []
+        var files: [(route: UUID, path: String)] = []
+        var routeSummaries: [HealthWorkout.Route] = []
+        for route in routes {
+            var hasher = StableHasher()
+            hasher.combine("route:" + source.key)
+            hasher.combine(start.seconds.bitPattern)
+            hasher.combine((route.start ?? 0).bitPattern)
+            hasher.combine((route.end ?? 0).bitPattern)
+            hasher.combine(route.file ?? "")
+            let id = hasher.uuid()
+            let routeStart = route.start.map(Date.init(timeIntervalSince1970:)) ?? Date(timeIntervalSince1970: start.seconds)
+            let routeEnd = route.end.map(Date.init(timeIntervalSince1970:)) ?? Date(timeIntervalSince1970: end.seconds)
+            if let file = route.file, route.points.isEmpty {
+                files.append((id, file))
+            } else {
+                inline.append((id, route.points))
+            }
+            routeSummaries.append(HealthWorkout.Route(
+                uuid: id, start: routeStart, end: routeEnd, sourceName: route.sourceName, file: route.file,
+                pointCount: route.points.count, metadata: route.metadata.isEmpty ? nil : route.metadata))
+        }
+        let workout = HealthWorkout(
+            activityType: activityType, start: Date(timeIntervalSince1970: start.seconds),
+            end: Date(timeIntervalSince1970: end.seconds), duration: Self.seconds(duration, unit: durationUnit),
+            source: source, creationDate: creation.map(Date.init(timeIntervalSince1970:)), metadata: metadata,
+            utcOffset: start.offset, totalDistance: totalDistance, totalEnergyBurned: totalEnergy, events: events,
+            statistics: statistics, activities: activities, routes: routeSummaries)
+        return .success((workout, inline, files))
+    }
+}
+
+/// Any other top-level element (Me, ExportDate, ActivitySummary, ClinicalRecord, Audiogram, VisionPrescription, or one
+/// this version does not know), kept whole as a JSON object: attributes as keys (numbers as numbers), children as
+/// arrays under their element name.
+struct GenericBuilder {
+    final class Node {
+        let name: String
+        var attributes: [String: String]
+        var children: [Node] = []
+        init(name: String, attributes: [String: String]) { self.name = name; self.attributes = attributes }
+    }
+
+    let name: String
+    let attributes: [String: String]
+    private let root: Node
+    private var stack: [Node]
+
+    init(_ element: XMLStartElement) {
+        name = element.name.string
+        attributes = Self.attributes(element)
+        root = Node(name: name, attributes: attributes)
+        stack = [root]
+    }
+
+    static func attributes(_ element: XMLStartElement) -> [String: String] {
+        var result: [String: String] = [:]
+        for attribute in element.attributes { result[attribute.name.string] = attribute.value.string }
+        return result
+    }
+
+    mutating func addChild(_ element: XMLStartElement) {
+        let node = Node(name: element.name.string, attributes: Self.attributes(element))
+        stack.last?.children.append(node)
+        if !element.isSelfClosing { stack.append(node) }
+    }
+
+    mutating func endChild(_ element: XMLEndElement) {
+        if stack.count > 1 { stack.removeLast() }
+    }
+
+    func object() -> [String: Any] { Self.object(root, includeName: name != "ActivitySummary") }
+
+    static func object(_ node: Node, includeName: Bool) -> [String: Any] {
+        var result: [String: Any] = [:]
+        if includeName { result["element"] = node.name }
+        for (key, value) in node.attributes {
+            if let number = Double(value), number.isFinite, !value.contains(" ") { result[key] = number } else { result[key] = value }
+        }
+        var grouped: [String: [[String: Any]]] = [:]
+        for child in node.children { grouped[child.name, default: []].append(object(child, includeName: false)) }
+        for (key, values) in grouped { result[key] = values }
+        return result
+    }
+
+    static func json(_ object: [String: Any]) -> String {
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

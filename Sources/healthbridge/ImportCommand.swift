@@ -1,0 +1,62 @@
+import ArgumentParser
+import Foundation
+import HealthImport
+import HealthModel
+
+struct ImportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import an Apple Health export: export.zip, an unzipped export folder, or export.xml.",
+        discussion: """
+            On the iPhone: Health → your picture → Export All Health Data. Importing the same file again is recognised by
+            its content and takes under a second; a newer export adds only what is new. Malformed elements are skipped,
+            counted and listed in the report (or stop the import with --strict).
+            """)
+
+    @OptionGroup var store: StoreOptions
+    @Argument(help: "Path to export.zip, the apple_health_export folder, or export.xml.") var path: String
+    @Flag(help: "Stop at the first malformed element, with a non-zero exit.") var strict = false
+    @Flag(help: "Read the file again even if it was imported before (adds only what is missing).") var force = false
+    @Flag(help: "Print the report as JSON.") var json = false
+
+    func run() async throws {
+        let sqlite = try store.openStore()
+        let importer = ExportImporter(store: sqlite, options: ImportOptions(strict: strict, force: force),
+                                      logger: CLILog.logger)
+        let interactive = isatty(STDERR_FILENO) == 1
+        let report = try await importer.run(URL(fileURLWithPath: path)) { progress in
+            guard interactive else { return }
+            let eta = progress.etaSeconds.map { String(format: "%.0f s left", $0) } ?? ""
+            Output.stderr(String(format: "\u{1B}[1A\u{1B}[2K%5.1f%%  %.0f MB/s  %@ records/s  %@",
+                                 progress.fraction * 100, progress.bytesPerSecond / 1_048_576,
+                                 Output.number(progress.recordsPerSecond), eta))
+        }
+        if json {
+            try Output.json(report)
+            return
+        }
+        if report.alreadyImported {
+            print("Already imported (same content, SHA-256 \(report.contentHash.prefix(12))…): nothing to do. Use --force to read it again.")
+            return
+        }
+        print("Imported \(report.path)" + (report.exportVersion.map { " (export version \($0))" } ?? "")
+              + " in \(String(format: "%.1f", report.elapsedSeconds)) s — \(Output.number(report.recordsPerSecond)) records/s\n")
+        Output.table(["element", "read"], report.elements.sorted { $0.key < $1.key }.map { [$0.key, Output.number(Double($0.value))] })
+        print("")
+        Output.table(["record type", "read"], report.recordTypes.sorted { $0.value > $1.value }.prefix(25).map {
+            [$0.key, Output.number(Double($0.value))]
+        })
+        if report.recordTypes.count > 25 { print("… and \(report.recordTypes.count - 25) more types (see --json)") }
+        print("\nsamples: \(Output.number(Double(report.samplesInserted))) new, \(Output.number(Double(report.samplesAlreadyStored))) already stored, \(report.samplesReplaced) replaced by a newer version; workouts: \(report.workoutsInserted) new; route points: \(Output.number(Double(report.routePoints)))")
+        if !report.routesMissing.isEmpty {
+            print("files referred to but missing from the export: \(report.routesMissing.joined(separator: ", "))")
+        }
+        if report.skippedCount > 0 {
+            print("\nskipped \(report.skippedCount) malformed element(s):")
+            for item in report.skipped.prefix(20) {
+                print("  line \(item.line), byte \(item.offset): \(item.element): \(item.reason)")
+            }
+            if report.skippedCount > 20 { print("  … (see --json for the first 200)") }
+        }
+    }
+}
