@@ -144,14 +144,14 @@ public struct HealthService: Sendable {
     /// by default the start of the interval's unit (Monday for weeks).
     public func summary(type name: String, start: Date, end: Date, interval: StatisticsInterval,
                         anchor: Date? = nil, bySource: Bool = false, sources: [String]? = nil,
-                        includeEmpty: Bool = true) async throws -> OpenClawHealthSummaryPayload {
+                        includeEmpty: Bool = true, unit: String? = nil) async throws -> OpenClawHealthSummaryPayload {
         let type = try await engine.resolveType(name)
         guard type.kind == .quantity else {
             throw HealthError(.noSummary, "'\(name)' does not support summary (use health.query\(type.identifier == "sleepAnalysis" ? ", or sleep nights" : ""))")
         }
         let result = try await engine.statistics(StatisticsRequest(
             type: type.identifier, start: start, end: end, interval: interval, anchor: anchor,
-            timeZone: homeTimeZone, separateBySource: bySource, includeEmpty: includeEmpty, sources: sources))
+            timeZone: homeTimeZone, separateBySource: bySource, includeEmpty: includeEmpty, unit: unit, sources: sources))
         let unit = Self.wireUnit(result.unit ?? type.canonicalUnit ?? "count")
         func wire(_ buckets: [StatisticsBucket]) -> [OpenClawHealthStatistic] {
             buckets.map { bucket in

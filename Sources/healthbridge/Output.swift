@@ -41,14 +41,22 @@ enum Output {
         return (first.isNumber || first == "-" || first == "+") && cell.allSatisfy { $0.isNumber || ".,-+%:".contains($0) }
     }
 
-    static func number(_ value: Double?, decimals: Int = 0) -> String {
+    /// A number with thousands separators; `decimals` nil picks 0 for large values and up to 2 for small ones.
+    static func number(_ value: Double?, decimals: Int? = 0) -> String {
         guard let value, value.isFinite else { return "—" }
-        let formatter = NumberFormatter()
-        formatter.numberStyle = .decimal
-        formatter.minimumFractionDigits = decimals
-        formatter.maximumFractionDigits = decimals
-        formatter.locale = Locale(identifier: "en_US")
-        return formatter.string(from: NSNumber(value: value)) ?? String(value)
+        let places = decimals ?? (abs(value) >= 1000 || value.rounded() == value ? 0 : (abs(value) >= 100 ? 1 : 2))
+        let text = String(format: "%.\(places)f", value)
+        let parts = text.split(separator: ".", maxSplits: 1)
+        var integer = String(parts[0])
+        let negative = integer.hasPrefix("-")
+        if negative { integer.removeFirst() }
+        var grouped = ""
+        for (index, character) in integer.reversed().enumerated() {
+            if index > 0 && index % 3 == 0 { grouped.append(",") }
+            grouped.append(character)
+        }
+        let result = (negative ? "-" : "") + String(grouped.reversed())
+        return parts.count > 1 ? result + "." + parts[1] : result
     }
 
     static func minutes(_ value: Double) -> String {

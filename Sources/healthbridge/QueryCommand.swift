@@ -15,6 +15,7 @@ struct QueryCommand: AsyncParsableCommand {
     @OptionGroup var range: RangeOptions
     @Option(help: "How many samples at most (1…10000).") var limit = 100
     @Option(help: "Only samples from this source (repeatable).") var source: [String] = []
+    @Option(help: "Report quantities in this unit, e.g. km, lb, kcal (default: the type's canonical unit).") var unit: String?
     @Flag(help: "Oldest first.") var ascending = false
     @Flag(help: "Print the OpenClaw health.query payload as JSON.") var json = false
 
@@ -29,7 +30,15 @@ struct QueryCommand: AsyncParsableCommand {
         let page = try await service.engine.samples(SampleQuery(
             type: type.identifier, start: start, end: end, matching: .strictStartDate,
             sources: source.isEmpty ? nil : source, limit: limit, ascending: ascending))
-        let samples = try page.samples.map { try service.wireSample($0, type: type) }
+        var samples = try page.samples.map { try service.wireSample($0, type: type) }
+        if let unit {
+            let target = try HealthUnit.parse(unit)
+            for index in samples.indices {
+                guard let value = samples[index].value, let canonical = type.canonicalUnit else { continue }
+                samples[index].value = try HealthUnit.parse(canonical).convert(value, to: target)
+                samples[index].unit = target.description
+            }
+        }
         if json {
             try Output.json(OpenClawHealthQueryPayload(
                 type: type.identifier, startISO: ISO8601.string(start, timeZone: service.homeTimeZone),
@@ -42,7 +51,7 @@ struct QueryCommand: AsyncParsableCommand {
             return
         }
         Output.table(["start", "end", "value", "source"], zip(page.samples, samples).map { sample, wire in
-            let value = wire.value.map { Output.number($0, decimals: $0.rounded() == $0 ? 0 : 2) + " " + (wire.unit ?? "") }
+            let value = wire.value.map { Output.number($0, decimals: nil) + " " + (wire.unit ?? "") }
                 ?? wire.category ?? ""
             return [Output.date(sample.start, service.homeTimeZone), Output.date(sample.end, service.homeTimeZone),
                     value, wire.source ?? ""]

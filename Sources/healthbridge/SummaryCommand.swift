@@ -15,6 +15,7 @@ struct SummaryCommand: AsyncParsableCommand {
     @OptionGroup var range: RangeOptions
     @Option(help: "minute, hour, day, week, month or year, optionally with a count (15minute).") var interval = "day"
     @Option(help: "Only these sources (repeatable).") var source: [String] = []
+    @Option(help: "Report in this unit, e.g. km, lb, kcal (default: the type's canonical unit).") var unit: String?
     @Flag(help: "Add one unmerged series per source.") var bySource = false
     @Flag(help: "Hide buckets without data.") var skipEmpty = false
     @Flag(help: "Print the OpenClaw health.summary payload as JSON.") var json = false
@@ -25,7 +26,7 @@ struct SummaryCommand: AsyncParsableCommand {
         let (start, end) = try range.resolve(service, defaultFrom: "7d")
         let payload = try await service.summary(type: type, start: start, end: end, interval: interval,
                                                 bySource: bySource, sources: source.isEmpty ? nil : source,
-                                                includeEmpty: !skipEmpty)
+                                                includeEmpty: !skipEmpty, unit: unit)
         if json {
             try Output.json(payload)
             return
@@ -38,12 +39,12 @@ struct SummaryCommand: AsyncParsableCommand {
         let rows = payload.statistics.enumerated().map { index, stat -> [String] in
             let start = String(stat.startISO.prefix(16)).replacingOccurrences(of: "T", with: " ")
             var row = cumulative
-                ? [start, Output.number(stat.sum)]
+                ? [start, Output.number(stat.sum, decimals: nil)]
                 : [start, Output.number(stat.average, decimals: 1), Output.number(stat.min, decimals: 1),
                    Output.number(stat.max, decimals: 1)]
             for entry in series where index < entry.statistics.count {
                 let s = entry.statistics[index]
-                row.append(Output.number(cumulative ? s.sum : s.average, decimals: cumulative ? 0 : 1))
+                row.append(Output.number(cumulative ? s.sum : s.average, decimals: cumulative ? nil : 1))
             }
             row.append((stat.sources ?? []).joined(separator: ", "))
             return row

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Import benchmark: HealthBridge against the reference tools, side by side on the same export.zip.
+
+    python3 scripts/import_bench.py [--mb 270] [--skip-reference]
+
+Generates (once) a realistic export of at least 250 MB with scripts/generate_export.py, builds healthbridge in
+release mode, installs `healthkit-to-sqlite` and `apple-health-export-mcp` from PyPI into a venv, then runs each
+importer on the same file and prints wall time, records/s, peak RSS and the ratios. Also times a re-import of the
+unchanged file.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(ROOT, "bench-out")
+
+
+def run(cmd, env=None):
+    """Runs a command under GNU time; returns (seconds, peak RSS in MB)."""
+    timer = shutil.which("time") or "/usr/bin/time"
+    start = time.monotonic()
+    result = subprocess.run([timer, "-f", "%M", *cmd], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True)
+    elapsed = time.monotonic() - start
+    if result.returncode != 0:
+        sys.exit(f"{cmd[0]} failed ({result.returncode}):\n{result.stderr[-2000:]}")
+    rss_kb = int(result.stderr.strip().splitlines()[-1])
+    return elapsed, rss_kb / 1024
+
+
+def count_records(zip_path):
+    pattern = re.compile(rb"<Record ")
+    count = 0
+    with zipfile.ZipFile(zip_path) as z:
+        name = next(n for n in z.namelist() if n.endswith("export.xml"))
+        with z.open(name) as f:
+            tail = b""
+            while chunk := f.read(1 << 22):
+                data = tail + chunk
+                count += len(pattern.findall(data))
+                tail = data[-7:] if not data.endswith(b"<Record ") else b""
+    return count
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--mb", type=float, default=270)
+    parser.add_argument("--skip-reference", action="store_true", help="only time healthbridge")
+    args = parser.parse_args()
+    os.makedirs(OUT, exist_ok=True)
+    export = os.path.join(OUT, f"export-{int(args.mb)}mb.zip")
+    if not os.path.exists(export):
+        subprocess.run([sys.executable, os.path.join(ROOT, "scripts/generate_export.py"), "--mb", str(args.mb),
+                        "--out", export], check=True)
+    subprocess.run(["swift", "build", "-c", "release", "--product", "healthbridge"], cwd=ROOT, check=True)
+    healthbridge = os.path.join(ROOT, ".build/release/healthbridge")
+    records = count_records(export)
+    print(f"\nexport: {export}: {os.path.getsize(export) / 1e6:.0f} MB zipped, {records:,} <Record> elements\n")
+
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ, HEALTHBRIDGE_HOME=os.path.join(tmp, "hb"))
+        seconds, rss = run([healthbridge, "import", export], env=env)
+        rows.append(("healthbridge import", seconds, rss))
+        again, again_rss = run([healthbridge, "import", export], env=env)
+
+        if not args.skip_reference:
+            venv = os.path.join(OUT, ".venv-bench")
+            if not os.path.exists(os.path.join(venv, "bin", "python")):
+                subprocess.run([sys.executable, "-m", "venv", venv], check=True)
+                subprocess.run([os.path.join(venv, "bin", "pip"), "install", "-q", "healthkit-to-sqlite",
+                                "apple-health-export-mcp"], check=True)
+            bin_dir = os.path.join(venv, "bin")
+            seconds, rss = run([os.path.join(bin_dir, "apple-health-export-mcp-ingest"), export, "--db",
+                                os.path.join(tmp, "ahem.db")])
+            rows.append(("apple-health-export-mcp", seconds, rss))
+            seconds, rss = run([os.path.join(bin_dir, "healthkit-to-sqlite"), export, os.path.join(tmp, "hk.db")])
+            rows.append(("healthkit-to-sqlite", seconds, rss))
+
+    ours = rows[0][1]
+    print(f"{'importer':<26}{'wall s':>9}{'records/s':>12}{'peak RSS MB':>13}{'healthbridge is':>18}")
+    for name, seconds, rss in rows:
+        ratio = "" if name.startswith("healthbridge") else f"{seconds / ours:.1f}× faster"
+        print(f"{name:<26}{seconds:>9.2f}{records / seconds:>12,.0f}{rss:>13.0f}{ratio:>18}")
+    print(f"\nre-import of the unchanged file: {again:.2f} s (peak RSS {again_rss:.0f} MB)")
+
+
+if __name__ == "__main__":
+    main()
