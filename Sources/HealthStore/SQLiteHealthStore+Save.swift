@@ -36,6 +36,7 @@ extension SQLiteHealthStore {
         var metadataBuffer: [UInt8] = []
         metadataBuffer.reserveCapacity(256)
         var currentMax = (type: Int64(-1), duration: 0.0)
+        var lastChangedType: Int64 = -1
         for sample in samples {
             guard sample.start <= sample.end else {
                 throw HealthError(.invalidArgument,
@@ -121,7 +122,10 @@ extension SQLiteHealthStore {
             }
             if sqlite3_changes(db.sqliteConnection) == 1 {
                 result.inserted += 1
-                changedTypes.insert(sample.type)
+                if typeID != lastChangedType {
+                    changedTypes.insert(sample.type)
+                    lastChangedType = typeID
+                }
                 let duration = end - start
                 if currentMax.type != typeID {
                     if currentMax.type >= 0 { maxDuration[currentMax.type] = max(maxDuration[currentMax.type] ?? 0, currentMax.duration) }
