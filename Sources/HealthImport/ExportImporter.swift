@@ -73,8 +73,11 @@ public struct ExportImporter: Sendable {
                 try job.run(
                     flush: { batch in
                         slots.wait()
-                        if state.cancelled.load(ordering: .relaxed) { throw ImportStopped() }
-                        continuation.yield(batch)
+                        // A slot not handed to the saver goes back: libdispatch traps when a semaphore is freed
+                        // below its initial value. `.terminated`: the caller's task was cancelled, which ends the
+                        // stream; the batch was dropped and nobody will signal for it.
+                        if state.cancelled.load(ordering: .relaxed) { slots.signal(); throw ImportStopped() }
+                        if case .terminated = continuation.yield(batch) { slots.signal(); throw ImportStopped() }
                     },
                     progress: { bytes, records in
                         state.progress.withLock { $0.bytesRead = bytes; $0.records = records }
@@ -118,6 +121,8 @@ public struct ExportImporter: Sendable {
             for await _ in batches { slots.signal() }
             throw error
         }
+        // A cancelled task ends the batch stream early (batches may have been dropped): never record it as finished.
+        try Task.checkCancellation()
         guard let result = state.outcome.withLock({ $0 }) else {
             throw HealthError(.internalError, "the parser stopped without a result")
         }
@@ -245,7 +250,6 @@ final class ParseJob: @unchecked Sendable {
             if consumed == 0 { version = Self.exportVersion(bytes) }
             try scanner.feed(bytes) { event in try parser.handle(event) }
             consumed += bytes.count
-            try parser.flushIfFull(bytesRead: consumed)
             progress(consumed, parser.records)
         }
         try scanner.finish { event in try parser.handle(event) }

@@ -61,10 +61,71 @@ final class ExportParser {
 
     func handle(_ event: borrowing XMLEvent) throws {
         switch event {
-        case .startElement(let element): try start(element)
-        case .endElement(let element): try end(element)
-        case .malformed(let error): try malformed(error)
+        case .startElement(let element):
+            try start(element)
+            if element.isSelfClosing { try flushIfIdle(bytesRead: element.offset) }
+        case .endElement(let element):
+            try end(element)
+            try flushIfIdle(bytesRead: element.offset)
+        case .malformed(let error):
+            try malformed(error)
         }
+    }
+
+    /// Batches end between top-level elements, so that `batchSize` bounds every transaction.
+    private func flushIfIdle(bytesRead: Int) throws {
+        guard record == nil, correlation == nil, workout == nil, generic == nil else { return }
+        try flushIfFull(bytesRead: bytesRead)
+    }
+
+    /// Depth as the export intends it: the scanner's depth less the elements left open by a missing end tag.
+    private var depthOffset = 0
+
+    @inline(__always)
+    private func depth(_ scannerDepth: Int) -> Int { scannerDepth - depthOffset }
+
+    private static let topLevelNames: [StaticString] = ["Record", "Workout", "Correlation", "ActivitySummary",
+                                                        "ClinicalRecord", "Audiogram", "VisionPrescription", "Me",
+                                                        "ExportDate"]
+
+    /// A top-level element starting where a child was expected means the open element's end tag is missing: close
+    /// it (its data is kept and the repair reported) and read the new element as top-level.
+    private func recoverFromMissingEndTag(_ element: XMLStartElement) throws -> Bool {
+        guard depth(element.depth) == 2, Self.topLevelNames.contains(where: { element.name == $0 }) else { return false }
+        if element.name == "Record", correlation != nil, record == nil { return false }  // a correlation's member
+        let open: String
+        if let builder = record, correlation == nil {
+            record = nil
+            open = "Record"
+            try finishRecord(builder, element: nil)
+        } else if let builder = workout {
+            workout = nil
+            open = "Workout"
+            try finishWorkout(builder)
+        } else if let builder = correlation {
+            if let child = record {
+                record = nil
+                try finishRecord(child, element: nil)
+            }
+            correlation = nil
+            open = "Correlation"
+            try finishCorrelation(builder)
+        } else if let builder = generic {
+            generic = nil
+            open = builder.name
+            try finishGeneric(builder)
+        } else {
+            return false
+        }
+        if strict {
+            throw HealthError(.importMalformed,
+                              "line \(element.line), byte \(element.offset): the \(open) before this element has no end tag (stopped: --strict)")
+        }
+        report.skip(open, line: element.line, offset: element.offset,
+                    reason: "missing </\(open)> before this line: closed here, its data kept")
+        depthOffset += 1
+        try startTopLevel(element)
+        return true
     }
 
     /// Sends what is left. Call once, after the scanner's `finish`.
@@ -100,8 +161,9 @@ final class ExportParser {
     }
 
     private func start(_ element: XMLStartElement) throws {
-        switch element.depth {
-        case 0:
+        switch depth(element.depth) {
+        case ...0:
+            guard !sawRoot else { return }
             guard element.name == "HealthData" else {
                 throw HealthError(.importRejected,
                                   "the document's root element is <\(element.name.string)>, not <HealthData>: not an Apple Health export; nothing was imported")
@@ -139,6 +201,7 @@ final class ExportParser {
 
     private func startChild(_ element: XMLStartElement) throws {
         let name = element.name
+        if try recoverFromMissingEndTag(element) { return }
         if var builder = record {
             // Record > MetadataEntry | HeartRateVariabilityMetadataList > InstantaneousBeatsPerMinute
             if name == "MetadataEntry" {
@@ -150,18 +213,18 @@ final class ExportParser {
             return
         }
         if var builder = correlation {
-            if name == "Record", element.depth == 2 {
+            if name == "Record", depth(element.depth) == 2 {
                 report.elements["Record (in Correlation)", default: 0] += 1
                 let child = RecordBuilder(element, caches: &caches)
                 if element.isSelfClosing { try finishRecord(child, element: element) } else { record = child }
-            } else if name == "MetadataEntry", element.depth == 2 {
+            } else if name == "MetadataEntry", depth(element.depth) == 2 {
                 builder.addMetadata(element)
                 correlation = builder
             }
             return
         }
         if var builder = workout {
-            builder.addChild(element)
+            builder.addChild(element, depth: depth(element.depth))
             workout = builder
             return
         }
@@ -180,7 +243,7 @@ final class ExportParser {
             try finishRecord(builder, element: nil)
             return
         }
-        if element.depth == 1 {
+        if depth(element.depth) <= 1 {
             if let builder = correlation, element.name == "Correlation" {
                 correlation = nil
                 try finishCorrelation(builder)
@@ -194,7 +257,7 @@ final class ExportParser {
             return
         }
         if var builder = workout {
-            builder.endChild(element)
+            builder.endChild(depth: depth(element.depth))
             workout = builder
         } else if var builder = generic {
             builder.endChild(element)

@@ -21,7 +21,8 @@ public struct ImportReport: Sendable, Codable, Hashable {
     public var locale: String?
     /// Elements read, by kind (Record, Correlation, Workout, ActivitySummary, …).
     public var elements: [String: Int] = [:]
-    /// Records read, by type identifier as written in the file.
+    /// Record elements read, by type identifier as written in the file (a correlation's members included, also
+    /// when the file lists them at the top level too; the store keeps them once).
     public var recordTypes: [String: Int] = [:]
     /// What the store did with the samples: new, replaced through a sync identifier, or already there.
     public var samplesInserted = 0

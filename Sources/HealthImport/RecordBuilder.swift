@@ -18,7 +18,7 @@ struct RecordBuilder {
     var end: ExportDate.Parsed?
     var badDate: String?
     var metadata: [String: String] = [:]
-    var beats: [String] = []
+    var beats: [(bpm: Double?, time: String)] = []
 
     var typeName: String { info.written }
 
@@ -77,9 +77,7 @@ struct RecordBuilder {
     }
 
     mutating func addBeat(_ element: XMLStartElement) {
-        let bpm = element.attribute(named: "bpm")?.string ?? ""
-        let time = element.attribute(named: "time")?.string ?? ""
-        beats.append("{\"bpm\":\(Double(bpm).map { String($0) } ?? "null"),\"time\":\"\(time.replacingOccurrences(of: "\"", with: ""))\"}")
+        beats.append((element.attribute(named: "bpm")?.double, element.attribute(named: "time")?.string ?? ""))
     }
 
     func build() -> Result<HealthSample, HealthError> {
@@ -92,7 +90,12 @@ struct RecordBuilder {
         }
         guard !source.name.isEmpty else { return .failure(HealthError(.importMalformed, "has no sourceName")) }
         var metadata = self.metadata
-        if !beats.isEmpty { metadata["HKHeartRateVariabilityBeats"] = "[" + beats.joined(separator: ",") + "]" }
+        if !beats.isEmpty {
+            let list: [[String: Any]] = beats.map { ["bpm": $0.bpm.map { $0 as Any } ?? NSNull(), "time": $0.time] }
+            if let data = try? JSONSerialization.data(withJSONObject: list, options: [.sortedKeys]) {
+                metadata["HKHeartRateVariabilityBeats"] = String(decoding: data, as: UTF8.self)
+            }
+        }
         let value: SampleValue
         switch info.type?.kind {
         case .category?:

@@ -73,9 +73,10 @@ struct WorkoutBuilder {
         element.attribute(named: name).flatMap { ExportDate.parse($0.rawBytes) }.map { Date(timeIntervalSince1970: $0.seconds) }
     }
 
-    mutating func addChild(_ element: XMLStartElement) {
+    /// `depth`: the element's depth in the document (2 for the workout's own children).
+    mutating func addChild(_ element: XMLStartElement, depth: Int) {
         let name = element.name
-        if element.depth == 2 {
+        if depth == 2 {
             if name == "MetadataEntry" {
                 if let key = element.attribute(named: "key")?.string {
                     metadata[key] = element.attribute(named: "value")?.string ?? ""
@@ -133,8 +134,8 @@ struct WorkoutBuilder {
         }
     }
 
-    mutating func endChild(_ element: XMLEndElement) {
-        if element.depth == 2 { open = .none }
+    mutating func endChild(depth: Int) {
+        if depth == 2 { open = .none }
     }
 
     static func event(_ element: XMLStartElement) -> HealthWorkout.Event {
