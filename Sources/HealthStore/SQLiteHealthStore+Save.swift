@@ -15,19 +15,37 @@ extension SQLiteHealthStore {
         return result
     }
 
+    /// Rows bound into one multi-row INSERT: amortises SQLite's per-statement work (cursor open/close, halt).
+    static let rowsPerStatement = 32
+
+    static func insertSQL(rows: Int) -> String {
+        """
+        INSERT OR IGNORE INTO samples
+        (seq, uuid, type_id, source_id, start, "end", value, unit_id, created, tz_offset, tz_name,
+         source_version, sync_id, sync_version, metadata)
+        VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: rows).joined(separator: ", "))
+        """
+    }
+
+    /// A sample with its interned IDs and change number, ready to bind.
+    struct PreparedRow {
+        var index: Int
+        var seq: Int64
+        var typeID: Int64
+        var sourceID: Int64
+        var unitID: Int64?
+        var syncID: String?
+        var syncVersion: Int?
+    }
+
     /// Inserts samples inside the caller's transaction. Returns what happened, the changed types and the new anchor.
     func insert(_ samples: [HealthSample], _ db: Database) throws -> (SaveResult, Set<String>, Int64) {
         var result = SaveResult()
         var seq = try currentSequence(db)
         var changedTypes = Set<String>()
         var maxDuration: [Int64: Double] = [:]
-        let statement = try db.cachedStatement(sql: """
-            INSERT OR IGNORE INTO samples
-            (seq, uuid, type_id, source_id, start, "end", value, unit_id, created, tz_offset, tz_name,
-             source_version, sync_id, sync_version, metadata)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
-        let stmt = statement.sqliteStatement
+        let single = try db.cachedStatement(sql: Self.insertSQL(rows: 1)).sqliteStatement
+        let multi = try db.cachedStatement(sql: Self.insertSQL(rows: Self.rowsPerStatement)).sqliteStatement
         var lastType: (String, Int64)? = nil
         var lastSource: (HealthSource, Int64)? = nil
         var pairs = Set<TypeSourcePair>()
@@ -37,7 +55,70 @@ extension SQLiteHealthStore {
         metadataBuffer.reserveCapacity(256)
         var currentMax = (type: Int64(-1), duration: 0.0)
         var lastChangedType: Int64 = -1
-        for sample in samples {
+        var chunk: [PreparedRow] = []
+        chunk.reserveCapacity(Self.rowsPerStatement)
+
+        /// Notes an inserted row's type and duration (for change notifications and the scan's lower bound).
+        func noteInserted(_ row: PreparedRow) {
+            let sample = samples[row.index]
+            if row.typeID != lastChangedType {
+                changedTypes.insert(sample.type)
+                lastChangedType = row.typeID
+            }
+            let duration = sample.end.timeIntervalSince1970 - sample.start.timeIntervalSince1970
+            if currentMax.type != row.typeID {
+                if currentMax.type >= 0 { maxDuration[currentMax.type] = max(maxDuration[currentMax.type] ?? 0, currentMax.duration) }
+                currentMax = (row.typeID, maxDuration[row.typeID] ?? 0)
+            }
+            if duration > currentMax.duration { currentMax.duration = duration }
+        }
+
+        func step(_ stmt: OpaquePointer?) throws -> Int {
+            let code = sqlite3_step(stmt)
+            guard code == SQLITE_DONE else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: code),
+                                    message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+            }
+            let changes = Int(sqlite3_changes(db.sqliteConnection))
+            sqlite3_reset(stmt)
+            return changes
+        }
+
+        // Change numbers are given out as rows are bound, and taken back when nothing was inserted, so that saving
+        // only known samples leaves the anchor where it was.
+        func flushChunk() throws {
+            if chunk.count == Self.rowsPerStatement {
+                for position in chunk.indices {
+                    seq += 1
+                    chunk[position].seq = seq
+                    bind(multi, base: Int32(position * 15), samples[chunk[position].index], chunk[position], &metadataBuffer)
+                }
+                let inserted = try step(multi)
+                if inserted == 0 { seq -= Int64(chunk.count) }
+                result.inserted += inserted
+                result.ignored += chunk.count - inserted
+                // Which rows were ignored is not known here; noting all is safe (a notification more, a wider scan
+                // bound), and ignored rows are rare outside re-imports.
+                if inserted > 0 { for row in chunk { noteInserted(row) } }
+            } else {
+                for var row in chunk {
+                    seq += 1
+                    row.seq = seq
+                    bind(single, base: 0, samples[row.index], row, &metadataBuffer)
+                    if try step(single) == 1 {
+                        result.inserted += 1
+                        noteInserted(row)
+                    } else {
+                        seq -= 1
+                        result.ignored += 1
+                    }
+                }
+            }
+            chunk.removeAll(keepingCapacity: true)
+        }
+
+        for index in samples.indices {
+            let sample = samples[index]
             guard sample.start <= sample.end else {
                 throw HealthError(.invalidArgument,
                                   "sample \(sample.uuid) of \(sample.type) ends before it starts; nothing was saved")
@@ -56,15 +137,23 @@ extension SQLiteHealthStore {
                 lastPair = TypeSourcePair(type: typeID, source: sourceID)
                 pairs.insert(lastPair)
             }
+            var unitID: Int64? = nil
+            if case .quantity(_, let unit) = sample.value {
+                if let last = lastUnit, last.0 == unit { unitID = last.1 } else {
+                    unitID = try internUnit(unit, db)
+                    lastUnit = (unit, unitID ?? 0)
+                }
+            }
             let syncID = sample.metadata.isEmpty ? nil : sample.syncIdentifier
             let syncVersion = syncID == nil ? nil : sample.syncVersion
             if let syncID {
-                let version = syncVersion ?? 0
+                // Sync identifiers need a lookup: write what is pending first, then this row on its own.
+                try flushChunk()
                 if let existing = try Row.fetchOne(
                     db, sql: "SELECT seq, sync_version FROM samples WHERE sync_id = ? AND source_id = ?",
                     arguments: [syncID, sourceID]) {
                     let existingVersion: Int = existing[1] ?? 0
-                    if existingVersion >= version {
+                    if existingVersion >= (syncVersion ?? 0) {
                         result.ignored += 1
                         continue
                     }
@@ -73,71 +162,24 @@ extension SQLiteHealthStore {
                     result.replaced += 1
                     result.inserted -= 1  // counted as inserted below; a replacement is not a new sample
                 }
-            }
-            seq += 1
-            sqlite3_reset(stmt)
-            sqlite3_bind_int64(stmt, 1, seq)
-            withUnsafeBytes(of: sample.uuid.uuid) { raw in
-                _ = sqlite3_bind_blob(stmt, 2, raw.baseAddress, 16, sqliteTransient)
-            }
-            sqlite3_bind_int64(stmt, 3, typeID)
-            sqlite3_bind_int64(stmt, 4, sourceID)
-            let start = sample.start.timeIntervalSince1970, end = sample.end.timeIntervalSince1970
-            sqlite3_bind_double(stmt, 5, start)
-            sqlite3_bind_double(stmt, 6, end)
-            switch sample.value {
-            case .quantity(let value, let unit):
-                sqlite3_bind_double(stmt, 7, value)
-                let unitID: Int64
-                if let last = lastUnit, last.0 == unit { unitID = last.1 } else {
-                    unitID = try internUnit(unit, db)
-                    lastUnit = (unit, unitID)
+                seq += 1
+                let row = PreparedRow(index: index, seq: seq, typeID: typeID, sourceID: sourceID, unitID: unitID,
+                                      syncID: syncID, syncVersion: syncVersion)
+                bind(single, base: 0, sample, row, &metadataBuffer)
+                if try step(single) == 1 {
+                    result.inserted += 1
+                    noteInserted(row)
+                } else {
+                    seq -= 1
+                    result.ignored += 1
                 }
-                sqlite3_bind_int64(stmt, 8, unitID)
-            case .category(let raw):
-                sqlite3_bind_int64(stmt, 7, Int64(raw))
-                sqlite3_bind_null(stmt, 8)
-            case .none:
-                sqlite3_bind_null(stmt, 7)
-                sqlite3_bind_null(stmt, 8)
+                continue
             }
-            bind(stmt, 9, sample.creationDate?.timeIntervalSince1970)
-            bind(stmt, 10, sample.utcOffset.map(Int64.init))
-            bind(stmt, 11, sample.timeZone)
-            bind(stmt, 12, sample.source.version)
-            bind(stmt, 13, syncID)
-            bind(stmt, 14, syncVersion.map(Int64.init))
-            if sample.metadata.isEmpty {
-                sqlite3_bind_null(stmt, 15)
-            } else {
-                MetadataCoding.encode(sample.metadata, into: &metadataBuffer)
-                metadataBuffer.withUnsafeBufferPointer { bytes in
-                    _ = sqlite3_bind_text(stmt, 15, UnsafeRawPointer(bytes.baseAddress)?.assumingMemoryBound(to: CChar.self),
-                                          Int32(bytes.count), sqliteTransient)
-                }
-            }
-            let code = sqlite3_step(stmt)
-            guard code == SQLITE_DONE else {
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
-            }
-            if sqlite3_changes(db.sqliteConnection) == 1 {
-                result.inserted += 1
-                if typeID != lastChangedType {
-                    changedTypes.insert(sample.type)
-                    lastChangedType = typeID
-                }
-                let duration = end - start
-                if currentMax.type != typeID {
-                    if currentMax.type >= 0 { maxDuration[currentMax.type] = max(maxDuration[currentMax.type] ?? 0, currentMax.duration) }
-                    currentMax = (typeID, maxDuration[typeID] ?? 0)
-                }
-                if duration > currentMax.duration { currentMax.duration = duration }
-            } else {
-                seq -= 1
-                result.ignored += 1
-            }
+            chunk.append(PreparedRow(index: index, seq: 0, typeID: typeID, sourceID: sourceID, unitID: unitID,
+                                     syncID: nil, syncVersion: nil))
+            if chunk.count == Self.rowsPerStatement { try flushChunk() }
         }
-        sqlite3_reset(stmt)
+        try flushChunk()
         if currentMax.type >= 0 { maxDuration[currentMax.type] = max(maxDuration[currentMax.type] ?? 0, currentMax.duration) }
         for (typeID, duration) in maxDuration {
             try db.execute(sql: "UPDATE types SET max_duration = max(max_duration, ?) WHERE id = ?",
@@ -149,6 +191,45 @@ extension SQLiteHealthStore {
         }
         try setSequence(seq, db)
         return (result, changedTypes, seq)
+    }
+
+    /// Binds one sample's 15 columns starting at parameter `base + 1`.
+    @inline(__always)
+    func bind(_ stmt: OpaquePointer?, base: Int32, _ sample: HealthSample, _ row: PreparedRow, _ buffer: inout [UInt8]) {
+        sqlite3_bind_int64(stmt, base + 1, row.seq)
+        withUnsafeBytes(of: sample.uuid.uuid) { raw in
+            _ = sqlite3_bind_blob(stmt, base + 2, raw.baseAddress, 16, sqliteTransient)
+        }
+        sqlite3_bind_int64(stmt, base + 3, row.typeID)
+        sqlite3_bind_int64(stmt, base + 4, row.sourceID)
+        sqlite3_bind_double(stmt, base + 5, sample.start.timeIntervalSince1970)
+        sqlite3_bind_double(stmt, base + 6, sample.end.timeIntervalSince1970)
+        switch sample.value {
+        case .quantity(let value, _):
+            sqlite3_bind_double(stmt, base + 7, value)
+            bind(stmt, base + 8, row.unitID)
+        case .category(let raw):
+            sqlite3_bind_int64(stmt, base + 7, Int64(raw))
+            sqlite3_bind_null(stmt, base + 8)
+        case .none:
+            sqlite3_bind_null(stmt, base + 7)
+            sqlite3_bind_null(stmt, base + 8)
+        }
+        bind(stmt, base + 9, sample.creationDate?.timeIntervalSince1970)
+        bind(stmt, base + 10, sample.utcOffset.map(Int64.init))
+        bind(stmt, base + 11, sample.timeZone)
+        bind(stmt, base + 12, sample.source.version)
+        bind(stmt, base + 13, row.syncID)
+        bind(stmt, base + 14, row.syncVersion.map(Int64.init))
+        if sample.metadata.isEmpty {
+            sqlite3_bind_null(stmt, base + 15)
+        } else {
+            MetadataCoding.encode(sample.metadata, into: &buffer)
+            buffer.withUnsafeBufferPointer { bytes in
+                _ = sqlite3_bind_text(stmt, base + 15, UnsafeRawPointer(bytes.baseAddress)?.assumingMemoryBound(to: CChar.self),
+                                      Int32(bytes.count), sqliteTransient)
+            }
+        }
     }
 
     /// Moves a stored sample to the tombstones under the change number `newSeq`.
