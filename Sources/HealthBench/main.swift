@@ -37,6 +37,13 @@ func measure(_ runs: Int, _ body: () async throws -> Void) async rethrows -> Dou
     return median(times)
 }
 
+/// CPU seconds used by the whole process so far (all threads): a figure the load of other processes barely moves.
+func processCPUSeconds() -> Double {
+    var spec = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &spec)
+    return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+}
+
 func peakRSSMegabytes() -> Double {
     var usage = rusage()
     getrusage(RUSAGE_SELF.rawValue, &usage)
@@ -71,10 +78,14 @@ for index in 0..<days {
 }
 if !current.isEmpty { batches.append(current); total += current.count }
 let saveStart = DispatchTime.now().uptimeNanoseconds
+let saveCPUStart = processCPUSeconds()
 for batch in batches { try await store.save(batch) }
 let saveSeconds = Double(DispatchTime.now().uptimeNanoseconds - saveStart) / 1e9
+let saveCPU = processCPUSeconds() - saveCPUStart
 print(String(format: "save            %9d samples in %.2f s = %8.0f samples/s (batches of 20,000; target ≥ 500,000/s)",
              total, saveSeconds, Double(total) / saveSeconds))
+print(String(format: "  CPU time      %.2f s = %8.0f samples per CPU-second (what an idle core would reach)",
+             saveCPU, Double(total) / saveCPU))
 
 // 2. One year of daily stepCount statistics, merged, vs a plain GROUP BY that sums everything.
 let engine = HealthEngine(store: store)
