@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "HealthEngine", targets: ["HealthEngine"]),
         .library(name: "HealthImport", targets: ["HealthImport"]),
         .library(name: "HealthService", targets: ["HealthService"]),
+        .library(name: "HealthMCP", targets: ["HealthMCP"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -18,6 +19,18 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
+        .package(url: "https://github.com/modelcontextprotocol/swift-sdk", from: "0.12.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // The OpenClaw gateway node (GatewayNode): the WebSocket client; its tests run a gateway on the server side.
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        // Local-network export (ExportServer / ExportClient): TLS, the self-signed identity, the NIO client, mDNS.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // Model: sample types, units, samples, sources, errors. Foundation only.
@@ -49,12 +62,72 @@ let package = Package(
         // The service every interface calls: wire payloads (OpenClaw), summaries, demo data.
         .target(name: "HealthService", dependencies: ["HealthModel", "HealthStore", "HealthEngine"]),
         .target(name: "HealthDemo", dependencies: ["HealthModel", "HealthStore"]),
+        // The MCP server: tools over HealthService, a stdio transport without polling, streamable HTTP at /mcp.
+        .target(
+            name: "HealthMCP",
+            dependencies: [
+                "HealthService", "HealthEngine", "HealthStore", "HealthModel",
+                .product(name: "MCP", package: "swift-sdk"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ]
+        ),
+        // The local-network export client and wire protocol: API payloads, the pinned-TLS HTTPS client, the paired-server
+        // record, mDNS (DNS-SD) messages and browsing.
+        .target(
+            name: "ExportClient",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // The local-network export server: paired HTTPS /api/v1 (Hummingbird + TLS), identity, pairing codes, tokens,
+        // sharing state, audit log (export.sqlite), rate limits, QR codes, OpenAPI document, mDNS responder.
+        .target(
+            name: "ExportServer",
+            dependencies: [
+                "ExportClient", "HealthService", "HealthEngine", "HealthStore", "HealthModel",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The OpenClaw gateway node: device identity, handshake, invokes of the health commands, health.update events
+        // from the store's change feed, reconnects.
+        .target(
+            name: "GatewayNode",
+            dependencies: [
+                "HealthService", "HealthStore", "HealthModel",
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "healthbridge",
             dependencies: [
                 "HealthModel", "HealthStore", "HealthEngine", "HealthImport", "HealthService", "HealthDemo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                "HealthMCP",
+                .product(name: "MCP", package: "swift-sdk"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                "ExportServer", "ExportClient",
+                "GatewayNode",
             ]
         ),
         .executableTarget(
@@ -69,5 +142,29 @@ let package = Package(
         .testTarget(name: "HealthImportTests", dependencies: ["HealthImport", "HealthStore", "HealthModel", "HealthEngine",
                                                               .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .testTarget(name: "HealthServiceTests", dependencies: ["HealthService", "HealthStore", "HealthModel", "HealthDemo"]),
+        .testTarget(name: "HealthMCPTests", dependencies: ["HealthMCP", "HealthService", "HealthStore", "HealthModel",
+                                                           "HealthDemo", .product(name: "MCP", package: "swift-sdk"),
+                                                           .product(name: "Hummingbird", package: "hummingbird")]),
+        .testTarget(name: "ExportServerTests", dependencies: ["ExportServer", "ExportClient", "HealthService", "HealthStore",
+                                                              "HealthModel", "HealthDemo",
+                                                              .product(name: "Hummingbird", package: "hummingbird"),
+                                                              .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                                                              .product(name: "NIOCore", package: "swift-nio"),
+                                                              .product(name: "NIOPosix", package: "swift-nio"),
+                                                              .product(name: "NIOHTTP1", package: "swift-nio"),
+                                                              .product(name: "NIOEmbedded", package: "swift-nio"),
+                                                              .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                                                              .product(name: "X509", package: "swift-certificates"),
+                                                              .product(name: "SwiftASN1", package: "swift-asn1"),
+                                                              .product(name: "HTTPTypes", package: "swift-http-types"),
+                                                              .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "GatewayNodeTests", dependencies: ["GatewayNode", "HealthService", "HealthStore", "HealthModel",
+                                                             "HealthDemo",
+                                                             .product(name: "Hummingbird", package: "hummingbird"),
+                                                             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                                                             .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                                                             .product(name: "NIOCore", package: "swift-nio"),
+                                                             .product(name: "Crypto", package: "swift-crypto"),
+                                                             .product(name: "Logging", package: "swift-log")]),
     ]
 )

@@ -96,7 +96,9 @@ public final class SQLiteHealthStore: HealthStore {
             }
             // 16 KiB pages: fewer B-tree pages to touch per insert and per range scan. The page size is fixed when
             // the database is first written, so set it before the pool switches the file to WAL.
-            let creator = try DatabaseQueue(path: url.path)
+            var creatorConfig = Configuration()
+            creatorConfig.busyMode = .timeout(10)
+            let creator = try DatabaseQueue(path: url.path, configuration: creatorConfig)
             try creator.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA page_size = 16384; PRAGMA journal_mode = WAL")
             }
@@ -105,6 +107,7 @@ public final class SQLiteHealthStore: HealthStore {
         }
         var config = Configuration()
         config.readonly = true
+        config.busyMode = .timeout(10)
         let probe = try DatabaseQueue(path: url.path, configuration: config)
         try probe.read { db in
             let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")

@@ -13,6 +13,11 @@ struct HealthBridgeCommand: AsyncParsableCommand {
         subcommands: [
             DemoCommand.self, ImportCommand.self, TypesCommand.self, SourcesCommand.self, QueryCommand.self,
             SummaryCommand.self, SleepCommand.self, PriorityCommand.self,
+            MCPCommand.self, ServeCommand.self,
+            NodeCommand.self,
+            // Local-network export: server side, then the client of a paired server.
+            PairCodeCommand.self, SharingCommand.self, ClientsCommand.self, AuditCommand.self,
+            DiscoverCommand.self, PairCommand.self, StatusCommand.self, RemoteCommand.self, FetchCommand.self,
         ]
     )
 }

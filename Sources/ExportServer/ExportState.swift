@@ -1,0 +1,343 @@
+import Crypto
+import ExportClient
+import Foundation
+import GRDB
+
+/// The export server's own state, in `<home>/export.sqlite` (mode 0600, WAL), apart from the health store so its
+/// migrations stay untouched: paired clients (token hashes only), one-time pairing codes (hashes only), the sharing
+/// switch and shared types, and the audit log. Shared by `serve` and the management commands (`pair-code`,
+/// `clients`, `sharing`, `audit`) running in other processes.
+public final class ExportState: Sendable {
+    let pool: DatabasePool
+    public let url: URL
+
+    public static let fileName = "export.sqlite"
+    /// Consecutive wrong codes that burn the active codes.
+    public static let maxCodeFailures = 5
+
+    public init(home: URL) throws {
+        let url = home.appendingPathComponent(Self.fileName)
+        self.url = url
+        // Create the file 0600 before SQLite does: its -wal and -shm files copy the database's permissions.
+        let fd = open(url.path, O_RDWR | O_CREAT, 0o600)
+        guard fd >= 0 else {
+            throw ExportServerError.state("cannot open \(url.path): \(String(cString: strerror(errno)))")
+        }
+        fchmod(fd, 0o600)
+        close(fd)
+        var config = Configuration()
+        config.busyMode = .timeout(10)
+        config.label = "export-state"
+        do {
+            pool = try DatabasePool(path: url.path, configuration: config)
+            try Self.migrator.migrate(pool)
+        } catch {
+            throw ExportServerError.state("cannot open the export state \(url.path): \(error)")
+        }
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE client (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    name TEXT NOT NULL,
+                    token_hash BLOB NOT NULL UNIQUE,
+                    created_at REAL NOT NULL,
+                    last_seen_at REAL,
+                    revoked_at REAL
+                );
+                CREATE TABLE pair_code (
+                    id INTEGER PRIMARY KEY,
+                    code_hash BLOB NOT NULL UNIQUE,
+                    created_at REAL NOT NULL,
+                    expires_at REAL NOT NULL,
+                    failures INTEGER NOT NULL DEFAULT 0,
+                    state TEXT NOT NULL DEFAULT 'active'
+                );
+                CREATE TABLE audit (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    at REAL NOT NULL,
+                    event TEXT NOT NULL,
+                    request_id TEXT,
+                    client TEXT,
+                    address TEXT,
+                    method TEXT,
+                    route TEXT,
+                    status INTEGER,
+                    decision TEXT,
+                    detail TEXT
+                );
+                CREATE TABLE setting (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
+                """)
+        }
+        return migrator
+    }
+
+    // MARK: Secrets
+
+    /// 256 random bits, base64url without padding (43 characters).
+    public static func newToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        return Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    public static func tokenHash(_ token: String) -> [UInt8] { Array(SHA256.hash(data: Data(token.utf8))) }
+
+    /// The client id as audit entries show it: a hash, never the id itself.
+    public static func clientHash(_ clientID: String) -> String {
+        String(CertificateFingerprint.hex(SHA256.hash(data: Data("healthbridge.client:\(clientID)".utf8))).prefix(16))
+    }
+
+    /// Pairing codes: 8 characters from an alphabet without look-alikes (≈ 40 bits), shown as `XXXX-XXXX`.
+    static let codeAlphabet = Array("23456789ABCDEFGHJKMNPQRSTUVWXYZ")
+
+    public static func normalizeCode(_ code: String) -> String {
+        String(code.uppercased().filter { $0 != "-" && $0 != " " }.prefix(64))
+    }
+
+    static func codeHash(_ code: String) -> [UInt8] {
+        Array(SHA256.hash(data: Data(("healthbridge.pair:" + normalizeCode(code)).utf8)))
+    }
+
+    // MARK: Pairing codes
+
+    /// Issues a one-time code valid for `lifetime`. Only its hash is stored.
+    public func issuePairingCode(lifetime: TimeInterval = 300, now: Date = Date()) throws -> (code: String, expires: Date) {
+        var generator = SystemRandomNumberGenerator()
+        let raw = String((0..<8).map { _ in Self.codeAlphabet[Int.random(in: 0..<Self.codeAlphabet.count, using: &generator)] })
+        let code = String(raw.prefix(4)) + "-" + String(raw.suffix(4))
+        let expires = now.addingTimeInterval(lifetime)
+        try pool.write { db in
+            try db.execute(sql: "DELETE FROM pair_code WHERE expires_at < ?", arguments: [now.timeIntervalSince1970 - 86_400])
+            try db.execute(sql: "INSERT INTO pair_code (code_hash, created_at, expires_at) VALUES (?, ?, ?)",
+                           arguments: [Data(Self.codeHash(String(code))), now.timeIntervalSince1970, expires.timeIntervalSince1970])
+        }
+        return (String(code), expires)
+    }
+
+    public enum Redemption: Sendable, Equatable {
+        case paired(token: String, clientID: String)
+        /// No active code matches; `burnt` is true when this failure burnt the active codes.
+        case invalid(burnt: Bool)
+        case expired
+        /// The code was burnt by too many wrong attempts.
+        case burnt
+        /// The code was already used.
+        case used
+    }
+
+    /// Redeems a code: on success marks it used and creates a client whose token only the caller sees. A wrong code
+    /// counts against every active code; the fifth burns them.
+    public func redeem(code: String, clientName: String, now: Date = Date()) async throws -> Redemption {
+        let hash = Data(Self.codeHash(code))
+        let t = now.timeIntervalSince1970
+        return try await pool.write { db in
+            if let row = try Row.fetchOne(db, sql: "SELECT id, expires_at, state FROM pair_code WHERE code_hash = ?",
+                                          arguments: [hash]) {
+                let state: String = row["state"]
+                let expires: Double = row["expires_at"]
+                switch state {
+                case "used": return .used
+                case "burnt": return .burnt
+                default:
+                    if expires <= t { return .expired }
+                    try db.execute(sql: "UPDATE pair_code SET state = 'used' WHERE id = ?", arguments: [row["id"] as Int64])
+                    let token = Self.newToken()
+                    var generator = SystemRandomNumberGenerator()
+                    let id = CertificateFingerprint.hex((0..<6).map { _ in UInt8.random(in: 0...255, using: &generator) })
+                    try db.execute(sql: "INSERT INTO client (id, name, token_hash, created_at) VALUES (?, ?, ?, ?)",
+                                   arguments: [id, clientName, Data(Self.tokenHash(token)), t])
+                    return .paired(token: token, clientID: id)
+                }
+            }
+            try db.execute(sql: "UPDATE pair_code SET failures = failures + 1 WHERE state = 'active' AND expires_at > ?",
+                           arguments: [t])
+            let burnt = try Int.fetchOne(db, sql: "SELECT count(*) FROM pair_code WHERE state = 'active' AND failures >= ?",
+                                         arguments: [Self.maxCodeFailures]) ?? 0
+            if burnt > 0 {
+                try db.execute(sql: "UPDATE pair_code SET state = 'burnt' WHERE state = 'active' AND failures >= ?",
+                               arguments: [Self.maxCodeFailures])
+            }
+            return .invalid(burnt: burnt > 0)
+        }
+    }
+
+    // MARK: Clients
+
+    public struct Client: Sendable, Codable, Equatable {
+        public var id: String
+        public var name: String
+        public var createdAt: Date
+        public var lastSeenAt: Date?
+        public var revokedAt: Date?
+        /// How audit entries name this client.
+        public var auditId: String { ExportState.clientHash(id) }
+        public var isRevoked: Bool { revokedAt != nil }
+    }
+
+    static func client(_ row: Row) -> Client {
+        Client(id: row["id"], name: row["name"], createdAt: Date(timeIntervalSince1970: row["created_at"]),
+               lastSeenAt: (row["last_seen_at"] as Double?).map(Date.init(timeIntervalSince1970:)),
+               revokedAt: (row["revoked_at"] as Double?).map(Date.init(timeIntervalSince1970:)))
+    }
+
+    public func clients() throws -> [Client] {
+        try pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM client ORDER BY created_at").map(Self.client)
+        }
+    }
+
+    /// Revokes a client by id (or a unique prefix of at least 4 characters). Returns the client, nil if none matched.
+    public func revoke(_ id: String, now: Date = Date()) throws -> Client? {
+        try pool.write { db in
+            let matches = try Row.fetchAll(db, sql: "SELECT * FROM client WHERE id = ? OR (length(?) >= 4 AND id LIKE ? || '%')",
+                                           arguments: [id, id, id.filter { $0.isHexDigit }])
+            guard matches.count == 1 else {
+                if matches.count > 1 { throw ExportServerError.state("'\(id)' matches \(matches.count) clients; give more of the id") }
+                return nil
+            }
+            var client = Self.client(matches[0])
+            if client.revokedAt == nil {
+                try db.execute(sql: "UPDATE client SET revoked_at = ? WHERE id = ?", arguments: [now.timeIntervalSince1970, client.id])
+                client.revokedAt = now
+            }
+            return client
+        }
+    }
+
+    // MARK: Sharing
+
+    public struct Sharing: Sendable, Equatable {
+        public var state: SharingState
+        /// Canonical type identifiers, sorted.
+        public var types: [String]
+        public var deviceName: String?
+        public var lastExport: Date?
+    }
+
+    enum Key {
+        static let sharingState = "sharing.state"
+        static let sharingTypes = "sharing.types"
+        static let deviceName = "device.name"
+        static let lastExport = "export.last"
+    }
+
+    static func sharing(_ settings: [String: String]) -> Sharing {
+        Sharing(state: settings[Key.sharingState].flatMap(SharingState.init(rawValue:)) ?? .active,
+                types: (settings[Key.sharingTypes] ?? "").split(separator: ",").map(String.init).filter { !$0.isEmpty },
+                deviceName: settings[Key.deviceName],
+                lastExport: settings[Key.lastExport].flatMap(Double.init).map(Date.init(timeIntervalSince1970:)))
+    }
+
+    static func settings(_ db: Database) throws -> [String: String] {
+        var settings: [String: String] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT key, value FROM setting") { settings[row["key"]] = row["value"] }
+        return settings
+    }
+
+    public func sharing() throws -> Sharing {
+        try pool.read { db in Self.sharing(try Self.settings(db)) }
+    }
+
+    public func setSharingState(_ state: SharingState) throws {
+        try setSetting(Key.sharingState, state.rawValue)
+    }
+
+    /// Replaces the shared types (canonical identifiers).
+    public func setSharedTypes(_ types: [String]) throws {
+        try setSetting(Key.sharingTypes, Array(Set(types)).sorted().joined(separator: ","))
+    }
+
+    public func setDeviceName(_ name: String?) throws { try setSetting(Key.deviceName, name) }
+
+    func setSetting(_ key: String, _ value: String?) throws {
+        try pool.write { db in
+            if let value {
+                try db.execute(sql: "INSERT INTO setting (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                               arguments: [key, value])
+            } else {
+                try db.execute(sql: "DELETE FROM setting WHERE key = ?", arguments: [key])
+            }
+        }
+    }
+
+    /// What one API request needs, in one read: the client holding the token (if any) and the sharing settings.
+    public struct RequestSnapshot: Sendable {
+        public var client: Client?
+        public var sharing: Sharing
+    }
+
+    public func snapshot(tokenHash: [UInt8]?) async throws -> RequestSnapshot {
+        try await pool.read { db in
+            var client: Client?
+            if let tokenHash, let row = try Row.fetchOne(db, sql: "SELECT * FROM client WHERE token_hash = ?",
+                                                         arguments: [Data(tokenHash)]) {
+                client = Self.client(row)
+            }
+            return RequestSnapshot(client: client, sharing: Self.sharing(try Self.settings(db)))
+        }
+    }
+
+    // MARK: Audit
+
+    /// Appends audit events, and records when clients were last seen and the last export, in one transaction.
+    public func append(_ events: [AuditEvent], lastSeen: [String: Date] = [:], lastExport: Date? = nil,
+                       keepAtMost: Int = 1_000_000) async throws {
+        guard !events.isEmpty || !lastSeen.isEmpty || lastExport != nil else { return }
+        let encoder = JSONEncoder.exportWire
+        try await pool.write { db in
+            let statement = try db.cachedStatement(sql: """
+                INSERT INTO audit (at, event, request_id, client, address, method, route, status, decision, detail)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+            for event in events {
+                let detail = event.detail.flatMap { try? encoder.encode($0) }.map { String(decoding: $0, as: UTF8.self) }
+                try statement.execute(arguments: [event.at.timeIntervalSince1970, event.event.rawValue, event.requestId,
+                                                  event.client, event.address, event.method, event.route, event.status,
+                                                  event.decision?.rawValue, detail])
+            }
+            for (id, date) in lastSeen {
+                try db.execute(sql: "UPDATE client SET last_seen_at = ? WHERE id = ?", arguments: [date.timeIntervalSince1970, id])
+            }
+            if let lastExport {
+                try db.execute(sql: "INSERT INTO setting (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                               arguments: [Key.lastExport, String(lastExport.timeIntervalSince1970)])
+            }
+            if !events.isEmpty, let last = try Int64.fetchOne(db, sql: "SELECT max(id) FROM audit"),
+               last % 1000 < Int64(events.count), last > Int64(keepAtMost) {
+                try db.execute(sql: "DELETE FROM audit WHERE id <= ?", arguments: [last - Int64(keepAtMost)])
+            }
+        }
+    }
+
+    /// The newest `limit` audit events, oldest first (optionally only those after id `after`).
+    public func auditEvents(limit: Int = 100, after: Int64? = nil) throws -> [AuditEvent] {
+        try pool.read { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT * FROM (SELECT * FROM audit WHERE id > ? ORDER BY id DESC LIMIT ?) ORDER BY id
+                """, arguments: [after ?? 0, limit])
+            let decoder = JSONDecoder()
+            return rows.map { row in
+                AuditEvent(id: row["id"], at: Date(timeIntervalSince1970: row["at"]),
+                           event: AuditEvent.Kind(rawValue: row["event"]) ?? .apiRequest, requestId: row["request_id"],
+                           client: row["client"], address: row["address"], method: row["method"], route: row["route"],
+                           status: row["status"], decision: (row["decision"] as String?).flatMap(AuditEvent.Decision.init(rawValue:)),
+                           detail: (row["detail"] as String?).flatMap { try? decoder.decode(AuditEvent.Detail.self, from: Data($0.utf8)) })
+            }
+        }
+    }
+
+    /// Every stored audit byte, for tests that check no health value ever reaches the log.
+    public func rawAuditDump() throws -> String {
+        try pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM audit ORDER BY id").map { row in
+                row.columnNames.map { "\($0)=\(row[$0] as DatabaseValue)" }.joined(separator: " ")
+            }.joined(separator: "\n")
+        }
+    }
+}

@@ -1,0 +1,263 @@
+import Foundation
+import Hummingbird
+import Logging
+import MCP
+
+/// MCP's streamable HTTP transport at one path of a Hummingbird router.
+///
+/// - `POST` carries JSON-RPC messages and answers with a JSON body (`application/json`). An `initialize` request
+///   without a session opens one: the answer carries an `Mcp-Session-Id` header that every later request must send
+///   (400 without it, 404 for an unknown or expired one).
+/// - `GET` answers 405: the server sends no messages of its own, so it offers no SSE stream.
+/// - `DELETE` with the session header ends the session.
+/// - With a bearer token configured, every request needs `Authorization: Bearer <token>` (401 otherwise). On
+///   loopback, the `Host` and `Origin` headers must name a loopback address (DNS-rebinding protection).
+///
+/// ```swift
+/// let router = Router()
+/// HealthMCPHTTP.addRoutes(to: router, toolbox: toolbox, options: .init(bearerToken: token, loopbackOnly: false))
+/// let app = Application(router: router, configuration: .init(address: .hostname("0.0.0.0", port: 8080)))
+/// ```
+public enum HealthMCPHTTP {
+    public struct Options: Sendable {
+        /// The endpoint path.
+        public var path: String
+        /// Required in `Authorization: Bearer …` when set.
+        public var bearerToken: String?
+        /// True when the server listens on loopback only: Host and Origin headers are then checked.
+        public var loopbackOnly: Bool
+        /// Sessions idle longer than this are closed.
+        public var sessionTimeout: TimeInterval
+        /// The oldest idle session is closed when a new one would exceed this.
+        public var maxSessions: Int
+        /// The largest request body accepted.
+        public var maxRequestBytes: Int
+
+        public init(path: String = "/mcp", bearerToken: String? = nil, loopbackOnly: Bool = true,
+                    sessionTimeout: TimeInterval = 3600, maxSessions: Int = 64, maxRequestBytes: Int = 4 << 20) {
+            self.path = path; self.bearerToken = bearerToken; self.loopbackOnly = loopbackOnly
+            self.sessionTimeout = sessionTimeout; self.maxSessions = maxSessions; self.maxRequestBytes = maxRequestBytes
+        }
+    }
+
+    /// Adds `POST`, `GET` and `DELETE` at `options.path`. Returns the session table (for tests and shutdown).
+    @discardableResult
+    public static func addRoutes<Context: Hummingbird.RequestContext>(to router: Router<Context>, toolbox: HealthToolbox,
+                                                          options: Options = Options(),
+                                                          logger: Logger = Logger(label: "healthbridge.mcp.http", factory: { _ in SwiftLogNoOpLogHandler() }))
+        -> HealthMCPSessions {
+        let sessions = HealthMCPSessions(toolbox: toolbox, options: options, logger: logger)
+        let handler: @Sendable (Request, Context) async throws -> Response = { request, _ in
+            if let token = options.bearerToken, !authorized(request, token: token) {
+                return Response(status: .init(code: 401),
+                                headers: headers(["Content-Type": "application/json",
+                                                  "WWW-Authenticate": "Bearer realm=\"healthbridge\""]),
+                                body: body(jsonRPCError(-32001, "Unauthorized: send Authorization: Bearer <token>")))
+            }
+            let data: Data
+            if request.method == .post {
+                guard let buffer = try? await request.body.collect(upTo: options.maxRequestBytes) else {
+                    return Response(status: .init(code: 413), headers: headers(["Content-Type": "application/json"]),
+                                    body: body(jsonRPCError(-32600, "Request body over \(options.maxRequestBytes) bytes")))
+                }
+                data = Data(buffer.readableBytesView)
+            } else {
+                data = Data()
+            }
+            var fields: [String: String] = [:]
+            for field in request.headers {
+                let name = field.name.canonicalName
+                fields[name] = fields[name].map { $0 + ", " + field.value } ?? field.value
+            }
+            let mcpRequest = MCP.HTTPRequest(method: request.method.rawValue, headers: fields,
+                                             body: data.isEmpty ? nil : data, path: request.uri.path)
+            let (answer, sessionID) = await sessions.handle(mcpRequest)
+            var responseHeaders = answer.headers
+            if let sessionID { responseHeaders[HTTPHeaderName.sessionID] = sessionID }
+            switch answer {
+            case .stream:
+                return Response(status: .init(code: 500), headers: headers(["Content-Type": "application/json"]),
+                                body: body(jsonRPCError(-32603, "streaming responses are not supported")))
+            default:
+                return Response(status: .init(code: answer.statusCode), headers: headers(responseHeaders),
+                                body: body(answer.bodyData ?? Data()))
+            }
+        }
+        let path = RouterPath(options.path)
+        router.post(path, use: handler)
+        router.get(path, use: handler)
+        router.delete(path, use: handler)
+        return sessions
+    }
+
+    static func headers(_ fields: [String: String]) -> HTTPFields {
+        var result = HTTPFields()
+        for (name, value) in fields {
+            if let name = HTTPFields.Element.Name(name) { result[name] = value }
+        }
+        return result
+    }
+
+    static func body(_ data: Data) -> ResponseBody {
+        ResponseBody(byteBuffer: ByteBuffer(bytes: data))
+    }
+
+    static func jsonRPCError(_ code: Int, _ message: String) -> Data {
+        let object: [String: Any] = ["jsonrpc": "2.0", "error": ["code": code, "message": message], "id": NSNull()]
+        return (try? JSONSerialization.data(withJSONObject: object)) ?? Data()
+    }
+
+    /// `Authorization: Bearer <token>`, compared in constant time.
+    static func authorized(_ request: Request, token: String) -> Bool {
+        guard let header = request.headers[.authorization] else { return false }
+        let prefix = "bearer "
+        guard header.count > prefix.count, header.lowercased().hasPrefix(prefix) else { return false }
+        let given = Array(header.dropFirst(prefix.count).trimmingCharacters(in: .whitespaces).utf8)
+        let expected = Array(token.utf8)
+        guard given.count == expected.count else { return false }
+        var difference: UInt8 = 0
+        for (a, b) in zip(given, expected) { difference |= a ^ b }
+        return difference == 0
+    }
+
+    // MARK: Bind addresses and tokens
+
+    /// True for addresses only this machine can reach: localhost, 127.0.0.0/8, ::1.
+    public static func isLoopback(_ address: String) -> Bool {
+        let host = address.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
+        return host == "localhost" || host == "::1" || host == "0:0:0:0:0:0:0:1" || host.hasPrefix("127.")
+    }
+
+    /// The bearer token stored in `directory` (file `mcp-token`, mode 0600), created with 256 random bits when
+    /// missing. Returns the token, the file, and whether it was created now.
+    public static func loadOrCreateToken(in directory: URL) throws -> (token: String, file: URL, created: Bool) {
+        let file = directory.appendingPathComponent("mcp-token")
+        let manager = FileManager.default
+        if let existing = try? String(contentsOf: file, encoding: .utf8) {
+            let token = existing.trimmingCharacters(in: .whitespacesAndNewlines)
+            if token.count >= 32 {
+                try? manager.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+                return (token, file, false)
+            }
+        }
+        var generator = SystemRandomNumberGenerator()
+        let token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+        try? manager.removeItem(at: file)
+        guard manager.createFile(atPath: file.path, contents: Data((token + "\n").utf8),
+                                 attributes: [.posixPermissions: 0o600]) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file.path])
+        }
+        return (token, file, true)
+    }
+}
+
+/// The MCP sessions of the HTTP endpoint: one ``Server`` per session, over the SDK's JSON-response HTTP transport.
+public actor HealthMCPSessions {
+    struct Session {
+        let server: Server
+        let transport: StatelessHTTPServerTransport
+        var lastUsed: Date
+    }
+
+    let toolbox: HealthToolbox
+    let options: HealthMCPHTTP.Options
+    let logger: Logger
+    var sessions: [String: Session] = [:]
+
+    init(toolbox: HealthToolbox, options: HealthMCPHTTP.Options, logger: Logger) {
+        self.toolbox = toolbox
+        self.options = options
+        self.logger = logger
+    }
+
+    public var count: Int { sessions.count }
+
+    /// Answers one HTTP request, with the session ID to put in the response's header.
+    func handle(_ request: MCP.HTTPRequest) async -> (MCP.HTTPResponse, String?) {
+        let sessionID = request.header(HTTPHeaderName.sessionID)
+        switch request.method.uppercased() {
+        case "POST":
+            if let sessionID {
+                guard var session = sessions[sessionID] else {
+                    return (.error(statusCode: 404, .invalidRequest("Not Found: unknown or expired session; send initialize again without Mcp-Session-Id")), nil)
+                }
+                session.lastUsed = Date()
+                sessions[sessionID] = session
+                return (await session.transport.handleRequest(request), sessionID)
+            }
+            guard let body = request.body, Self.isInitialize(body) else {
+                return (.error(statusCode: 400, .invalidRequest("Bad Request: missing Mcp-Session-Id header; start with an initialize request")), nil)
+            }
+            return await open(request)
+        case "GET":
+            return (.error(statusCode: 405, .invalidRequest("Method Not Allowed: this server sends no messages of its own; POST JSON-RPC messages"),
+                           extraHeaders: [HTTPHeaderName.allow: "POST, DELETE"]), nil)
+        case "DELETE":
+            guard let sessionID else {
+                return (.error(statusCode: 400, .invalidRequest("Bad Request: missing Mcp-Session-Id header")), nil)
+            }
+            guard let session = sessions.removeValue(forKey: sessionID) else {
+                return (.error(statusCode: 404, .invalidRequest("Not Found: unknown or expired session")), nil)
+            }
+            await session.server.stop()
+            return (.ok(), nil)
+        default:
+            return (.error(statusCode: 405, .invalidRequest("Method Not Allowed"),
+                           extraHeaders: [HTTPHeaderName.allow: "GET, POST, DELETE"]), nil)
+        }
+    }
+
+    private func open(_ request: MCP.HTTPRequest) async -> (MCP.HTTPResponse, String?) {
+        await closeIdleSessions()
+        let validators: [any HTTPRequestValidator] = [
+            options.loopbackOnly ? OriginValidator.localhost() : OriginValidator.disabled,
+            AcceptHeaderValidator(mode: .jsonOnly),
+            ContentTypeValidator(),
+            ProtocolVersionValidator(),
+        ]
+        let transport = StatelessHTTPServerTransport(validationPipeline: StandardValidationPipeline(validators: validators),
+                                                     logger: logger)
+        let server = await HealthMCPServer.make(toolbox: toolbox)
+        do {
+            try await server.start(transport: transport)
+        } catch {
+            return (.error(statusCode: 500, .internalError("could not start a session")), nil)
+        }
+        let sessionID = UUID().uuidString.lowercased()
+        sessions[sessionID] = Session(server: server, transport: transport, lastUsed: Date())
+        let response = await transport.handleRequest(request)
+        if case .error = response {
+            sessions.removeValue(forKey: sessionID)
+            await server.stop()
+            return (response, nil)
+        }
+        logger.debug("MCP session opened", metadata: ["sessions": "\(sessions.count)"])
+        return (response, sessionID)
+    }
+
+    /// Closes sessions idle too long, and the least recently used ones beyond the maximum.
+    private func closeIdleSessions() async {
+        let now = Date()
+        var closing = sessions.filter { now.timeIntervalSince($0.value.lastUsed) > options.sessionTimeout }.map(\.key)
+        let remaining = sessions.count - closing.count
+        if remaining >= options.maxSessions {
+            let oldest = sessions.filter { !closing.contains($0.key) }.sorted { $0.value.lastUsed < $1.value.lastUsed }
+            closing += oldest.prefix(remaining - options.maxSessions + 1).map(\.key)
+        }
+        for id in closing {
+            if let session = sessions.removeValue(forKey: id) { await session.server.stop() }
+        }
+    }
+
+    /// Closes every session.
+    public func closeAll() async {
+        let all = sessions.values
+        sessions.removeAll()
+        for session in all { await session.server.stop() }
+    }
+
+    static func isInitialize(_ body: Data) -> Bool {
+        guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else { return false }
+        return object["method"] as? String == "initialize"
+    }
+}

@@ -1,0 +1,416 @@
+import Foundation
+import HealthModel
+import HealthService
+import MCP
+
+/// JSON values as the MCP SDK carries them.
+typealias JSON = MCP.Value
+
+// MARK: - Arguments
+
+/// A tool call's arguments, read leniently (a number may come as a string, `null` means absent) and checked strictly
+/// (unknown names, wrong types and out-of-range values are `HEALTH_INVALID_ARGUMENT` errors that say how to fix the
+/// call).
+struct ToolArguments: Sendable {
+    let tool: String
+    let values: [String: JSON]
+
+    init(tool: String, values: [String: JSON], allowed: [String]) throws(HealthError) {
+        self.tool = tool
+        var kept: [String: JSON] = [:]
+        for (key, value) in values {
+            if case .null = value { continue }
+            if case .string(let text) = value, text.trimmingCharacters(in: .whitespaces).isEmpty { continue }
+            guard allowed.contains(key) else {
+                let list = allowed.isEmpty ? "no arguments" : "only " + allowed.joined(separator: ", ")
+                throw HealthError(.invalidArgument, "\(tool) has no argument '\(key)'; it takes \(list)")
+            }
+            kept[key] = value
+        }
+        self.values = kept
+    }
+
+    var isEmpty: Bool { values.isEmpty }
+    func has(_ key: String) -> Bool { values[key] != nil }
+
+    func string(_ key: String) throws(HealthError) -> String? {
+        guard let value = values[key] else { return nil }
+        switch value {
+        case .string(let text): return text.trimmingCharacters(in: .whitespaces)
+        case .int(let number): return String(number)
+        default:
+            throw HealthError(.invalidArgument, "\(key) must be a string, got \(Self.describe(value))")
+        }
+    }
+
+    func requiredString(_ key: String, hint: String) throws(HealthError) -> String {
+        guard let text = try string(key) else {
+            throw HealthError(.invalidArgument, "\(tool) needs '\(key)': \(hint)")
+        }
+        return text
+    }
+
+    /// A string, a comma-separated string or an array of strings.
+    func strings(_ key: String) throws(HealthError) -> [String]? {
+        guard let value = values[key] else { return nil }
+        var result: [String] = []
+        switch value {
+        case .string(let text):
+            result = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        case .array(let items):
+            for item in items {
+                guard case .string(let text) = item else {
+                    throw HealthError(.invalidArgument, "\(key) must be a string or an array of strings, got \(Self.describe(item)) in the array")
+                }
+                result.append(text.trimmingCharacters(in: .whitespaces))
+            }
+        default:
+            throw HealthError(.invalidArgument, "\(key) must be a string or an array of strings, got \(Self.describe(value))")
+        }
+        result.removeAll { $0.isEmpty }
+        return result.isEmpty ? nil : result
+    }
+
+    func int(_ key: String, default defaultValue: Int, range: ClosedRange<Int>) throws(HealthError) -> Int {
+        guard let value = values[key] else { return defaultValue }
+        let problem = HealthError(.invalidArgument,
+                                  "\(key) must be an integer from \(range.lowerBound) to \(range.upperBound), got \(Self.describe(value))")
+        var number: Double
+        switch value {
+        case .int(let n): number = Double(n)
+        case .double(let d): number = d
+        case .string(let s):
+            guard let d = Double(s.trimmingCharacters(in: .whitespaces)) else { throw problem }
+            number = d
+        default: throw problem
+        }
+        // Checked as a Double first: converting a huge or fractional number to Int would trap.
+        guard number.isFinite, number.rounded() == number,
+              number >= Double(range.lowerBound), number <= Double(range.upperBound) else { throw problem }
+        number = number.rounded()
+        return Int(number)
+    }
+
+    func bool(_ key: String, default defaultValue: Bool) throws(HealthError) -> Bool {
+        guard let value = values[key] else { return defaultValue }
+        switch value {
+        case .bool(let flag): return flag
+        case .string(let s) where ["true", "false"].contains(s.lowercased()): return s.lowercased() == "true"
+        case .int(let n) where n == 0 || n == 1: return n == 1
+        default: throw HealthError(.invalidArgument, "\(key) must be true or false, got \(Self.describe(value))")
+        }
+    }
+
+    func choice(_ key: String, _ allowed: [String], default defaultValue: String) throws(HealthError) -> String {
+        guard let text = try string(key) else { return defaultValue }
+        guard let match = allowed.first(where: { $0.lowercased() == text.lowercased() }) else {
+            throw HealthError(.invalidArgument, "\(key) must be one of \(allowed.joined(separator: ", ")), got '\(text)'")
+        }
+        return match
+    }
+
+    static func describe(_ value: JSON) -> String {
+        switch value {
+        case .null: return "null"
+        case .bool(let b): return String(b)
+        case .int(let i): return String(i)
+        case .double(let d): return String(d)
+        case .string(let s): return "'\(s.count > 60 ? String(s.prefix(60)) + "…" : s)'"
+        case .data: return "binary data"
+        case .array: return "an array"
+        case .object: return "an object"
+        }
+    }
+}
+
+// MARK: - Cursors
+
+/// Opaque page cursors: the arguments of the call plus the position, so that the next page needs only the cursor.
+enum PageCursor {
+    static func encode(tool: String, _ state: [String: JSON]) -> String {
+        var state = state
+        state["tool"] = .string(tool)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(JSON.object(state))) ?? Data()
+        return data.base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    static func decode(_ cursor: String, tool: String) throws(HealthError) -> [String: JSON] {
+        let invalid = HealthError(.invalidArgument,
+                                  "cursor is not valid: pass next_cursor exactly as the previous \(tool) result gave it, or leave cursor out to start from the first page")
+        var base64 = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        guard cursor.count < 100_000, let data = Data(base64Encoded: base64),
+              let value = try? JSONDecoder().decode(JSON.self, from: data),
+              case .object(let state) = value else { throw invalid }
+        guard case .string(let owner)? = state["tool"] else { throw invalid }
+        guard owner == tool else {
+            throw HealthError(.invalidArgument, "this cursor belongs to \(owner): call \(owner) with it, or leave cursor out")
+        }
+        return state
+    }
+}
+
+extension Dictionary where Key == String, Value == JSON {
+    func cursorString(_ key: String) throws(HealthError) -> String {
+        guard case .string(let text)? = self[key] else { throw PageCursor.corrupt }
+        return text
+    }
+
+    func cursorOptionalString(_ key: String) -> String? {
+        if case .string(let text)? = self[key] { return text }
+        return nil
+    }
+
+    /// An integer of the cursor, which must lie in `range` (a cursor is client data: never trust it with arithmetic).
+    func cursorInt(_ key: String, in range: ClosedRange<Int>) throws(HealthError) -> Int {
+        guard case .int(let number)? = self[key], range.contains(number) else { throw PageCursor.corrupt }
+        return number
+    }
+
+    func cursorDate(_ key: String) throws(HealthError) -> Date {
+        guard let date = ISO8601.date(try cursorString(key)) else { throw PageCursor.corrupt }
+        return date
+    }
+
+    func cursorStrings(_ key: String) -> [String]? {
+        guard case .array(let items)? = self[key] else { return nil }
+        return items.compactMap(\.stringValue)
+    }
+
+    func cursorBool(_ key: String) -> Bool {
+        if case .bool(let flag)? = self[key] { return flag }
+        return false
+    }
+}
+
+extension PageCursor {
+    static let corrupt = HealthError(.invalidArgument,
+                                     "cursor is not valid: pass next_cursor exactly as given, or leave cursor out to start again")
+}
+
+// MARK: - Building results
+
+/// A JSON object under construction; absent values are left out (results never contain null).
+struct JSONObject {
+    var fields: [String: JSON] = [:]
+
+    init(_ fields: [String: JSON] = [:]) { self.fields = fields }
+
+    mutating func set(_ key: String, _ value: String?) {
+        if let value { fields[key] = .string(value) }
+    }
+
+    mutating func set(_ key: String, _ value: Double?, digits: Int = 3) {
+        if let value = JSONObject.number(value, digits: digits) { fields[key] = value }
+    }
+
+    mutating func set(_ key: String, _ value: Int?) {
+        if let value { fields[key] = .int(value) }
+    }
+
+    mutating func set(_ key: String, _ value: Bool?) {
+        if let value { fields[key] = .bool(value) }
+    }
+
+    mutating func set(_ key: String, _ value: JSON?) {
+        if let value { fields[key] = value }
+    }
+
+    mutating func set(_ key: String, strings: [String]?) {
+        if let strings { fields[key] = .array(strings.map(JSON.string)) }
+    }
+
+    var value: JSON { .object(fields) }
+
+    /// A finite number rounded to `digits` decimals; nil for nil, NaN and infinities (JSON has none).
+    static func number(_ value: Double?, digits: Int = 3) -> JSON? {
+        guard let value, value.isFinite else { return nil }
+        let scale = pow(10.0, Double(digits))
+        let rounded = (value * scale).rounded() / scale
+        if rounded == rounded.rounded(), abs(rounded) < 9e15 { return .int(Int(rounded)) }
+        return .double(rounded)
+    }
+}
+
+extension JSON {
+    /// An upper bound of the size of this value encoded as JSON, cheap enough to call per item.
+    var estimatedJSONSize: Int {
+        switch self {
+        case .null: return 4
+        case .bool: return 5
+        case .int: return 20
+        case .double: return 24
+        case .string(let s): return s.utf8.count * 6 / 5 + 2
+        case .data(_, let d): return d.count * 4 / 3 + 64
+        case .array(let items): return items.reduce(2) { $0 + $1.estimatedJSONSize + 1 }
+        case .object(let fields): return fields.reduce(2) { $0 + $1.key.utf8.count + 4 + $1.value.estimatedJSONSize }
+        }
+    }
+}
+
+// MARK: - Text rendering
+
+enum TextFormat {
+    /// `12,345` / `72.4`: grouped thousands, at most `decimals` decimals, trailing zeros dropped.
+    static func number(_ value: Double?, decimals: Int = 0) -> String {
+        guard let value, value.isFinite else { return "—" }
+        let scale = pow(10.0, Double(decimals))
+        let rounded = (value * scale).rounded() / scale
+        let negative = rounded < 0
+        let magnitude = abs(rounded)
+        guard magnitude < 1e15 else { return String(value) }
+        let whole = Int(magnitude.rounded(.down))
+        var digits = String(whole)
+        var grouped = ""
+        while digits.count > 3 {
+            grouped = "," + digits.suffix(3) + grouped
+            digits.removeLast(3)
+        }
+        grouped = digits + grouped
+        var fraction = ""
+        if decimals > 0 {
+            let part = Int(((magnitude - Double(whole)) * scale).rounded())
+            if part > 0 {
+                var text = String(part)
+                while text.count < decimals { text = "0" + text }
+                while text.hasSuffix("0") { text.removeLast() }
+                fraction = "." + text
+            }
+        }
+        return (negative ? "-" : "") + grouped + fraction
+    }
+
+    /// `7h12`.
+    static func minutes(_ value: Double?) -> String {
+        guard let value, value.isFinite, abs(value) < 1e12 else { return "—" }
+        let total = Int(value.rounded())
+        let m = total % 60
+        return "\(total / 60)h\(m < 10 ? "0" : "")\(m)"
+    }
+
+    /// `2024-05-07 13:57` in `zone`.
+    static func time(_ date: Date?, _ zone: TimeZone) -> String {
+        guard let date else { return "—" }
+        return String(ISO8601.string(date, timeZone: zone).prefix(16)).replacingOccurrences(of: "T", with: " ")
+    }
+
+    /// `13:57` in `zone`.
+    static func clock(_ date: Date?, _ zone: TimeZone) -> String {
+        guard let date else { return "—" }
+        return String(ISO8601.string(date, timeZone: zone).dropFirst(11).prefix(5))
+    }
+
+    static func day(_ date: Date, _ zone: TimeZone) -> String { ISO8601.dateString(date, timeZone: zone) }
+
+    /// The span between two instants, `2024-05-01 00:00 → 2024-05-07 14:03`.
+    static func span(_ start: Date, _ end: Date, _ zone: TimeZone) -> String {
+        "\(time(start, zone)) → \(time(end, zone))"
+    }
+
+    /// Lines of cells, each column as wide as its widest cell.
+    static func table(_ header: [String], _ rows: [[String]]) -> String {
+        var widths = header.map(\.count)
+        for row in rows {
+            for (index, cell) in row.enumerated() where index < widths.count { widths[index] = max(widths[index], cell.count) }
+        }
+        func line(_ cells: [String]) -> String {
+            var text = ""
+            for (index, cell) in cells.enumerated() {
+                if index > 0 { text += "  " }
+                let pad = String(repeating: " ", count: max(0, (index < widths.count ? widths[index] : 0) - cell.count))
+                let numeric = cell.first.map { $0.isNumber || $0 == "-" } ?? false
+                text += numeric ? pad + cell : cell + pad
+            }
+            while text.hasSuffix(" ") { text.removeLast() }
+            return text
+        }
+        return ([line(header)] + rows.map(line)).joined(separator: "\n")
+    }
+}
+
+// MARK: - JSON Schema
+
+/// The JSON Schema subset tools declare: objects, arrays, strings, numbers, integers, booleans, enums.
+enum Schema {
+    static func object(_ properties: [String: JSON], required: [String] = [], description: String? = nil,
+                       additionalProperties: Bool? = nil) -> JSON {
+        var schema: [String: JSON] = ["type": "object", "properties": .object(properties)]
+        if !required.isEmpty { schema["required"] = .array(required.map(JSON.string)) }
+        if let description { schema["description"] = .string(description) }
+        if let additionalProperties { schema["additionalProperties"] = .bool(additionalProperties) }
+        return .object(schema)
+    }
+
+    static func string(_ description: String? = nil, oneOf values: [String]? = nil) -> JSON {
+        var schema: [String: JSON] = ["type": "string"]
+        if let description { schema["description"] = .string(description) }
+        if let values { schema["enum"] = .array(values.map(JSON.string)) }
+        return .object(schema)
+    }
+
+    static func number(_ description: String? = nil) -> JSON {
+        var schema: [String: JSON] = ["type": "number"]
+        if let description { schema["description"] = .string(description) }
+        return .object(schema)
+    }
+
+    static func integer(_ description: String? = nil, minimum: Int? = nil, maximum: Int? = nil,
+                        default defaultValue: Int? = nil) -> JSON {
+        var schema: [String: JSON] = ["type": "integer"]
+        if let description { schema["description"] = .string(description) }
+        if let minimum { schema["minimum"] = .int(minimum) }
+        if let maximum { schema["maximum"] = .int(maximum) }
+        if let defaultValue { schema["default"] = .int(defaultValue) }
+        return .object(schema)
+    }
+
+    static func boolean(_ description: String? = nil, default defaultValue: Bool? = nil) -> JSON {
+        var schema: [String: JSON] = ["type": "boolean"]
+        if let description { schema["description"] = .string(description) }
+        if let defaultValue { schema["default"] = .bool(defaultValue) }
+        return .object(schema)
+    }
+
+    static func array(_ items: JSON, _ description: String? = nil) -> JSON {
+        var schema: [String: JSON] = ["type": "array", "items": items]
+        if let description { schema["description"] = .string(description) }
+        return .object(schema)
+    }
+
+    /// An object whose keys are free (e.g. metadata, category durations) with values of one schema.
+    static func map(_ values: JSON, _ description: String? = nil) -> JSON {
+        var schema: [String: JSON] = ["type": "object", "additionalProperties": values]
+        if let description { schema["description"] = .string(description) }
+        return .object(schema)
+    }
+
+    /// An object with free keys and values of any type.
+    static func freeObject(_ description: String? = nil) -> JSON {
+        var schema: [String: JSON] = ["type": "object", "additionalProperties": true]
+        if let description { schema["description"] = .string(description) }
+        return .object(schema)
+    }
+
+    // Arguments shared by several tools.
+    static let dateHelp = "an ISO date (2024-05-01, the start of that day), an instant (2024-05-01T08:00:00Z), now, today, yesterday, or a span back from now: 7d (the last 7 days including today), 12h, 2w, 3mo, 1y"
+
+    static func start(defaultText: String) -> JSON {
+        string("Start of the range: \(dateHelp). Default: \(defaultText).")
+    }
+
+    static let end = string("End of the range (exclusive), in the same forms as start. Default: now.")
+    static let timeZone = string("IANA time zone for day boundaries and the times shown, e.g. Europe/Paris. Default: the user's home time zone.")
+    static let cursor = string("next_cursor from the previous result, to get the next page. With a cursor the other arguments are taken from it and may be left out.")
+    static let typeArgument = string("A HealthKit type identifier, with or without its prefix: stepCount, heartRate, restingHeartRate, bodyMass, activeEnergyBurned, distanceWalkingRunning, sleepAnalysis, … (list_types gives the types present).")
+
+    // Result fragments.
+    static let isoString = string("ISO 8601 instant with the time zone's offset")
+    static let paging: [String: JSON] = [
+        "has_more": boolean("True when more items match than this reply holds; pass next_cursor to get them."),
+        "next_cursor": string("Present when has_more: the cursor argument for the next page."),
+    ]
+}

@@ -1,0 +1,51 @@
+import ArgumentParser
+import ExportServer
+import Foundation
+import HealthModel
+
+struct AuditCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "audit",
+        abstract: "The export API's audit log: pairings, requests (allowed or denied) and data reads, without health values.",
+        discussion: """
+            Events: pair.success, pair.failure, api.request (route, status, allowed/denied), data.read (types, sample \
+            count, range). Clients appear as a hash (the audit id of `healthbridge clients list`).
+            """)
+
+    @OptionGroup var store: StoreOptions
+    @Option(help: "How many of the newest events.") var limit = 50
+    @Flag(help: "Print JSON.") var json = false
+
+    func validate() throws {
+        guard (1...100_000).contains(limit) else { throw ValidationError("--limit must be between 1 and 100000") }
+    }
+
+    func run() async throws {
+        let state = try ExportState(home: store.resolveHome().directory)
+        let events = try state.auditEvents(limit: limit)
+        if json {
+            try Output.json(events)
+            return
+        }
+        if events.isEmpty {
+            print("The audit log is empty.")
+            return
+        }
+        Output.table(["time", "event", "request", "client", "address", "route", "status", "decision", "detail"], events.map { event in
+            [ISO8601.string(event.at, timeZone: .current), event.event.rawValue, event.requestId ?? "", event.client ?? "",
+             event.address ?? "", [event.method, event.route].compactMap { $0 }.joined(separator: " "),
+             event.status.map(String.init) ?? "", event.decision?.rawValue ?? "", AuditCommand.describe(event.detail)]
+        })
+    }
+
+    static func describe(_ detail: AuditEvent.Detail?) -> String {
+        guard let detail else { return "" }
+        var parts: [String] = []
+        if let types = detail.types { parts.append("types=\(types.joined(separator: ","))") }
+        if let count = detail.sampleCount { parts.append("samples=\(count)") }
+        if let start = detail.start, let end = detail.end { parts.append("range=\(start)…\(end)") }
+        if let reason = detail.reason { parts.append("reason=\(reason)") }
+        if let name = detail.clientName { parts.append("name=\(name)") }
+        return parts.joined(separator: " ")
+    }
+}

@@ -1,0 +1,53 @@
+import ArgumentParser
+import ExportServer
+import Foundation
+import HealthModel
+
+struct ClientsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "clients", abstract: "The clients paired with the export API; revoke one.",
+        subcommands: [List.self, Revoke.self], defaultSubcommand: List.self)
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "Paired clients, revoked ones too.")
+        @OptionGroup var store: StoreOptions
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() async throws {
+            let state = try ExportState(home: store.resolveHome().directory)
+            let clients = try state.clients()
+            if json {
+                try Output.json(clients.map { client in
+                    ["id": AnyEncodable(client.id), "name": AnyEncodable(client.name), "auditId": AnyEncodable(client.auditId),
+                     "pairedAt": AnyEncodable(ISO8601.string(client.createdAt)),
+                     "lastSeen": AnyEncodable(client.lastSeenAt.map { ISO8601.string($0) }),
+                     "revokedAt": AnyEncodable(client.revokedAt.map { ISO8601.string($0) })]
+                })
+                return
+            }
+            if clients.isEmpty {
+                print("No paired clients. Pair one with `healthbridge pair-code`.")
+                return
+            }
+            Output.table(["id", "name", "audit id", "paired", "last seen", "state"], clients.map { client in
+                [client.id, client.name, client.auditId, Output.date(client.createdAt, .current),
+                 Output.date(client.lastSeenAt, .current), client.isRevoked ? "revoked" : "active"]
+            })
+        }
+    }
+
+    struct Revoke: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "revoke", abstract: "Revoke a client: its token fails on its next request.")
+        @OptionGroup var store: StoreOptions
+        @Argument(help: "The client id (or a unique prefix of 4 characters or more), from `clients list`.") var id: String
+
+        func run() async throws {
+            let state = try ExportState(home: store.resolveHome().directory)
+            guard let client = try state.revoke(id) else {
+                throw ValidationError("no client with id '\(id)'; see `healthbridge clients list`")
+            }
+            print("Revoked \(client.id) (\(client.name)): its token is refused from its next request.")
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import GatewayNode
+import HealthService
+import HealthStore
+import Logging
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `healthbridge node`: serves the health commands to an OpenClaw gateway until SIGINT / SIGTERM.
+struct NodeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "node",
+        abstract: "Serve health.query, health.summary, health.subscribe and health.unsubscribe to an OpenClaw gateway.",
+        discussion: """
+            Connects to the gateway as a node (role node, caps ["health"]) with an Ed25519 device identity kept in \
+            the data directory, answers invokes from the store, and pushes health.update events for subscribed \
+            types — also for samples another process (an import) stores. Reconnects with backoff until SIGINT or \
+            SIGTERM.
+
+            The first connection must be approved on the gateway (openclaw nodes approve <id>), and the gateway \
+            must allow the health commands (gateway.nodes.allowCommands): see "OpenClaw gateway" in the README. \
+            Logs go to stderr (HEALTHBRIDGE_LOG_LEVEL=debug for more).
+            """)
+
+    @OptionGroup var store: StoreOptions
+
+    @Option(help: "The gateway's WebSocket URL: ws://HOST:PORT or wss://HOST:PORT (the gateway listens on 18789).")
+    var gateway: String
+
+    @Option(help: "The gateway's token (its gateway.auth.token); default: $OPENCLAW_GATEWAY_TOKEN.")
+    var token: String?
+
+    @Option(name: .customLong("display-name"), help: "The name the gateway shows for this node (default: HealthBridge (hostname)).")
+    var displayName: String?
+
+    func validate() throws {
+        guard let components = URLComponents(string: gateway), let scheme = components.scheme?.lowercased(),
+              scheme == "ws" || scheme == "wss", let host = components.host, !host.isEmpty else {
+            throw ValidationError("--gateway must be ws://HOST:PORT or wss://HOST:PORT, got '\(gateway)'")
+        }
+    }
+
+    func run() async throws {
+        let logger = NodeLog.logger
+        let home = try store.resolveHome()
+        let service = try await store.openService()
+        let token = (token ?? ProcessInfo.processInfo.environment["OPENCLAW_GATEWAY_TOKEN"])
+            .flatMap { $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : $0 }
+        let gateway = gateway
+        let displayName = displayName
+        let task = Task {
+            try await GatewayNode.run(gateway: gateway, token: token, home: home, service: service,
+                                      displayName: displayName, logger: logger)
+        }
+        let signals = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                logger.notice("stopping (signal \(number))")
+                task.cancel()
+            }
+            source.resume()
+            return source
+        }
+        defer { signals.forEach { $0.cancel() } }
+        try await task.value
+    }
+}
+
+enum NodeLog {
+    /// stderr, `info` unless `HEALTHBRIDGE_LOG_LEVEL` says otherwise: the node says when it connects.
+    static let logger: Logger = {
+        var logger = Logger(label: "healthbridge.node") { label in StreamLogHandler.standardError(label: label) }
+        let level = ProcessInfo.processInfo.environment["HEALTHBRIDGE_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:))
+        logger.logLevel = level ?? .info
+        return logger
+    }()
+}

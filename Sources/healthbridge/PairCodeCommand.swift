@@ -1,0 +1,90 @@
+import ArgumentParser
+import ExportClient
+import ExportServer
+import Foundation
+import HealthService
+import HealthStore
+import Hummingbird
+
+struct PairCodeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pair-code",
+        abstract: "Issue a one-time code that pairs a client with the export API, with its QR code.",
+        discussion: """
+            The code expires (5 minutes by default) and is burnt by five wrong attempts. The QR code and the JSON \
+            payload carry {host, port, fingerprint, code, expires}; on the client: healthbridge pair --qr '<json>'. \
+            Host and port come from the running `healthbridge serve` when there is one.
+            """)
+
+    @OptionGroup var store: StoreOptions
+    @Flag(help: "Print only the JSON payload.") var json = false
+    @Option(help: "Lifetime of the code in seconds (30…3600).") var ttl = 300
+    @Option(help: "Host to put in the payload (default: where `serve` listens, else this machine's LAN address).")
+    var host: String?
+    @Option(help: "Port to put in the payload (default: the running server's, else 8443).") var port: Int?
+    @Option(help: "Also write the QR code as an SVG file.") var svg: String?
+    @Option(help: "Also write the QR code as a PNG file.") var png: String?
+    @Flag(help: "Do not draw the QR code in the terminal.") var noQr = false
+
+    func validate() throws {
+        guard (30...3600).contains(ttl) else { throw ValidationError("--ttl must be between 30 and 3600 seconds") }
+        if let port, !(1...65_535).contains(port) { throw ValidationError("--port must be between 1 and 65535") }
+    }
+
+    func run() async throws {
+        let home = try store.resolveHome().directory
+        let (identity, _) = try ExportIdentity.loadOrCreate(home: home)
+        let state = try ExportState(home: home)
+        let running = RuntimeInfo.load(home: home)
+        if let running, running.fingerprint != identity.fingerprint {
+            Output.stderr("warning: the running server presents another certificate (\(running.fingerprint)); restart it")
+        }
+        let payload = try PairingCard.issue(
+            state: state, identity: identity,
+            host: host ?? running?.host ?? RuntimeInfo.advertisedHost(bind: "0.0.0.0"),
+            port: port ?? running?.port ?? ExportAPI.defaultPort, lifetime: TimeInterval(ttl))
+        let qr = try QRCode.encode(Array(try payload.json().utf8), level: .medium)
+        if let svg { try PairedServerStore.writePrivate(Data(qr.svg().utf8), to: URL(fileURLWithPath: svg)) }
+        if let png { try PairedServerStore.writePrivate(Data(qr.png()), to: URL(fileURLWithPath: png)) }
+        if json {
+            print(try payload.json())
+            return
+        }
+        if running == nil, host == nil {
+            Output.stderr("note: no `healthbridge serve` is running for this data directory; the payload assumes \(payload.host):\(payload.port)")
+        }
+        print(try PairingCard.render(payload, qr: !noQr))
+        for file in [svg, png].compactMap({ $0 }) { print("QR code written to \(file)") }
+    }
+}
+
+/// The export API options of `healthbridge serve`: a second listener, HTTPS with the pinned identity, beside /mcp.
+struct ExportAPIOptions: ParsableArguments {
+    @Option(name: .customLong("api-port"), help: "HTTPS port of the local-network export API (/api/v1).")
+    var apiPort = ExportAPI.defaultPort
+    @Option(name: .customLong("api-bind"),
+            help: "Address the export API listens on: 0.0.0.0 shares on the local network, 127.0.0.1 keeps it on this machine.")
+    var apiBind = "0.0.0.0"
+    @Option(name: .customLong("rate-limit"), help: "Export API requests per second per paired client (0 disables).")
+    var rateLimit = 20
+    @Flag(name: .customLong("no-api"), help: "Do not start the export API.") var noAPI = false
+    @Flag(name: .customLong("no-advertise"), help: "Do not advertise the export API by DNS-SD (mDNS).")
+    var noAdvertise = false
+
+    func validate() throws {
+        guard (0...65_535).contains(apiPort) else { throw ValidationError("--api-port must be between 0 and 65535") }
+        guard rateLimit >= 0 else { throw ValidationError("--rate-limit must be 0 (off) or more") }
+    }
+
+    /// Runs `app` (the MCP endpoint) and the export API together until SIGINT/SIGTERM.
+    func run(alongside app: some ApplicationProtocol, home: HealthBridgeHome, service: HealthService) async throws {
+        var options = ExportServiceOptions()
+        options.server.host = apiBind
+        options.server.port = apiPort
+        options.server.rateLimit = Double(rateLimit)
+        options.advertise = !noAdvertise
+        let export = noAPI ? nil : ExportService(home: home.directory, service: service, options: options,
+                                                 logger: CLILog.logger, console: { FileHandle.standardOutput.write(Data(($0 + "\n").utf8)) })
+        try await ExportService.run(app, alongside: export, logger: CLILog.logger)
+    }
+}

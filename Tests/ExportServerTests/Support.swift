@@ -1,0 +1,157 @@
+import ExportClient
+import Foundation
+import HealthDemo
+import HealthModel
+import HealthService
+import HealthStore
+import Hummingbird
+import Logging
+import Testing
+@testable import ExportServer
+
+/// A demo store shared by every test: 4 days ending 2026-01-10 00:00 UTC, plus sentinel samples whose values and
+/// source name must never reach the audit log.
+enum Fixture {
+    static let utc = TimeZone(identifier: "UTC")!
+    static let end = ISO8601.date("2026-01-10T00:00:00Z")!
+    static let sentinelSource = "Sentinel-Device-Q7"
+    static let sentinelSteps = 98_765.4321
+    static let sentinelHeartRate = 187.654321
+
+    static let shared: Task<HealthService, any Error> = Task {
+        let store = try SQLiteHealthStore(location: .inMemory)
+        _ = try await DemoGenerator(days: 4, seed: 11, end: end, timeZone: utc).populate(store)
+        let source = HealthSource(name: sentinelSource, bundleIdentifier: "com.example.sentinel")
+        let at = ISO8601.date("2026-01-09T12:00:00Z")!
+        try await store.save([
+            HealthSample(type: "stepCount", start: at, end: at.addingTimeInterval(60),
+                         value: .quantity(sentinelSteps, unit: "count"), source: source),
+            HealthSample(type: "heartRate", start: at, end: at, value: .quantity(sentinelHeartRate, unit: "count/min"),
+                         source: source),
+        ])
+        return HealthService(store: store, homeTimeZone: utc, clock: { end })
+    }
+
+    static func service() async throws -> HealthService { try await shared.value }
+
+    /// Strings that would betray a health value in the audit log: the sentinel values (as sent on the wire and as
+    /// stored), the sentinel source, and the JSON keys that carry values.
+    static let forbiddenInAudit = ["98765.4321", "187.654321", "Sentinel", "\"value\"", "\"unit\"", "\"category\"", "bpm"]
+
+    static let identity: ExportIdentity = try! ExportIdentity.generate(hostNames: ["localhost"])
+
+    static func temporaryHome() throws -> URL {
+        let url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("hb-export-tests-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        return url
+    }
+
+    static var logger: Logger {
+        var logger = Logger(label: "export-tests")
+        logger.logLevel = .critical
+        return logger
+    }
+}
+
+/// A running export server on 127.0.0.1 with an ephemeral port, short timeouts and its own data directory.
+final class Harness: Sendable {
+    let home: URL
+    let state: ExportState
+    let server: ExportServer
+    let port: Int
+    let task: Task<Void, any Error>
+
+    static func start(_ configure: (inout ExportServerConfiguration) -> Void = { _ in }) async throws -> Harness {
+        let home = try Fixture.temporaryHome()
+        let state = try ExportState(home: home)
+        var configuration = ExportServerConfiguration()
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        configuration.rateLimit = 0
+        configuration.idleTimeout = .seconds(5)
+        configuration.requestTimeout = .seconds(5)
+        configuration.auditFlushInterval = .milliseconds(50)
+        configuration.tlsShutdownTimeout = .milliseconds(50)
+        configuration.defaultDeviceName = "test-device"
+        configure(&configuration)
+        let server = ExportServer(configuration: configuration, identity: Fixture.identity, state: state,
+                                  service: try await Fixture.service(), logger: Fixture.logger)
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let app = try server.application { port in
+            continuation.yield(port)
+            continuation.finish()
+        }
+        let task = Task { try await app.run() }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next() else { throw ExportServerError.startup("the server did not start") }
+        return Harness(home: home, state: state, server: server, port: port, task: task)
+    }
+
+    /// Starts a server, runs `body`, and stops the server (checking its audit log) whatever happens.
+    static func run(_ configure: (inout ExportServerConfiguration) -> Void = { _ in },
+                    _ body: (Harness) async throws -> Void) async throws {
+        let harness = try await start(configure)
+        do {
+            try await body(harness)
+        } catch {
+            await harness.stop()
+            throw error
+        }
+        await harness.stop()
+    }
+
+    init(home: URL, state: ExportState, server: ExportServer, port: Int, task: Task<Void, any Error>) {
+        self.home = home; self.state = state; self.server = server; self.port = port; self.task = task
+    }
+
+    /// Stops the server, writes the pending audit entries, and checks that none of them holds a health value.
+    func stop() async {
+        task.cancel()
+        _ = await task.result
+        await server.audit.flush()
+        let dump = (try? state.rawAuditDump()) ?? ""
+        for forbidden in Fixture.forbiddenInAudit {
+            #expect(!dump.contains(forbidden), "the audit log contains \(forbidden)")
+        }
+        try? FileManager.default.removeItem(at: home)
+    }
+
+    var fingerprint: String { Fixture.identity.fingerprint }
+
+    func client(fingerprint: String? = nil) -> PinnedHTTPSClient {
+        PinnedHTTPSClient(host: "127.0.0.1", port: port, fingerprint: fingerprint ?? self.fingerprint, timeout: .seconds(10))
+    }
+
+    /// Pairs a client with a fresh code and returns it ready to use.
+    func pair(name: String = "test-client") async throws -> ExportRemote {
+        let (code, _) = try state.issuePairingCode()
+        let record = try await ExportRemote.pair(host: "127.0.0.1", port: port, fingerprint: fingerprint, code: code,
+                                                 clientName: name, timeout: .seconds(10))
+        return ExportRemote(server: record, timeout: .seconds(10))
+    }
+
+    func share(_ types: [String]) throws { try state.setSharedTypes(types) }
+
+    /// A raw request with an optional token.
+    func send(_ method: String, _ path: String, token: String? = nil, headers: [(String, String)] = [],
+              body: [UInt8]? = nil) async throws -> PinnedHTTPSClient.Reply {
+        var all = headers
+        if let token { all.append(("Authorization", "Bearer \(token)")) }
+        return try await client().send(method: method, path: path, headers: all, body: body)
+    }
+}
+
+extension PinnedHTTPSClient.Reply {
+    var json: JSONValue? { try? JSONValue.parse(body) }
+    var errorCode: String? { json?["error"]?["code"]?.stringValue }
+}
+
+/// A Sendable box for collecting values from concurrent tasks in tests.
+final class Collected<T: Sendable>: @unchecked Sendable {
+    private var items: [T] = []
+    private let lock = NSLock()
+    func append(_ item: T) { lock.lock(); items.append(item); lock.unlock() }
+    var all: [T] { lock.lock(); defer { lock.unlock() }; return items }
+}

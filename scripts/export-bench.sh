@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Benchmarks the local-network export API over TLS with keep-alive on loopback, load from a separate process (wrk).
+#
+#   scripts/export-bench.sh            # release build, then: status req/s, health/data latency, 50 × 60 s soak
+#   SOAK_SECONDS=10 scripts/export-bench.sh
+#
+# Targets (issue): /api/v1/status ≥ 3,000 requests/s; health/data with 1,000 samples ≤ 20 ms median;
+# 50 concurrent clients for 60 s with zero errors and flat memory. Everything stays on 127.0.0.1.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SCRATCH=${SCRATCH:-.build-export}
+STATUS_SECONDS=${STATUS_SECONDS:-15}
+DATA_SECONDS=${DATA_SECONDS:-15}
+SOAK_SECONDS=${SOAK_SECONDS:-60}
+MCP_PORT=${MCP_PORT:-18480}
+API_PORT=${API_PORT:-18443}
+
+if ! command -v wrk >/dev/null 2>&1; then
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk
+fi
+if ! command -v curl >/dev/null 2>&1; then
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq curl
+fi
+
+swift build -c release --scratch-path "$SCRATCH" --product healthbridge >&2
+HB="$SCRATCH/release/healthbridge"
+
+WORK=$(mktemp -d /tmp/hb-export-bench.XXXXXX)
+SERVER_HOME="$WORK/server"
+CLIENT_HOME="$WORK/client"
+mkdir -p -m 700 "$SERVER_HOME" "$CLIENT_HOME"
+SERVER_PID=
+cleanup() {
+  if [ -n "$SERVER_PID" ]; then kill -INT "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+echo "== serve --demo on loopback (rate limit off, no advertisement)" >&2
+"$HB" serve --home "$SERVER_HOME" --demo --port "$MCP_PORT" --bind 127.0.0.1 \
+  --api-port "$API_PORT" --api-bind 127.0.0.1 --rate-limit 0 --no-advertise >"$WORK/serve.log" 2>&1 &
+SERVER_PID=$!
+for _ in $(seq 1 600); do
+  [ -f "$SERVER_HOME/export-server.json" ] && break
+  kill -0 "$SERVER_PID" 2>/dev/null || { cat "$WORK/serve.log" >&2; exit 1; }
+  sleep 0.1
+done
+[ -f "$SERVER_HOME/export-server.json" ] || { echo "the server did not start" >&2; cat "$WORK/serve.log" >&2; exit 1; }
+
+"$HB" sharing types --home "$SERVER_HOME" --enable heartRate,stepCount >/dev/null
+"$HB" pair --home "$CLIENT_HOME" --qr "$("$HB" pair-code --home "$SERVER_HOME" --json)" --name bench >/dev/null
+TOKEN=$(sed -n 's/.*"token" : "\([^"]*\)".*/\1/p' "$CLIENT_HOME/client/paired-server.json")
+export HB_TOKEN="$TOKEN"
+cat >"$WORK/auth.lua" <<'LUA'
+wrk.headers["Authorization"] = "Bearer " .. os.getenv("HB_TOKEN")
+LUA
+
+BASE="https://127.0.0.1:$API_PORT/api/v1"
+START=$(date -u -d '-10 days' +%Y-%m-%dT%H:%M:%SZ)
+END=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+DATA_URL="$BASE/health/data?types=heartRate&start=$START&end=$END&limit=1000"
+SAMPLES=$(curl -sk -H "Authorization: Bearer $TOKEN" "$DATA_URL" | grep -o '"dateISO"' | wc -l)
+echo "health/data answer: $SAMPLES samples, $(curl -sk -H "Authorization: Bearer $TOKEN" "$DATA_URL" | wc -c) bytes" >&2
+
+rss() { awk '/VmRSS/ {print $2 " kB"}' "/proc/$SERVER_PID/status"; }
+
+echo "== warm-up" >&2
+wrk -t1 -c10 -d3s -s "$WORK/auth.lua" "$BASE/status" >/dev/null
+
+echo
+echo "## /api/v1/status, TLS keep-alive, wrk -t1 -c32 -d${STATUS_SECONDS}s"
+wrk -t1 -c32 -d"${STATUS_SECONDS}s" --latency -s "$WORK/auth.lua" "$BASE/status" | tee "$WORK/status.txt"
+
+echo
+echo "## /api/v1/health/data, $SAMPLES samples per answer, one connection: wrk -t1 -c1 -d${DATA_SECONDS}s"
+wrk -t1 -c1 -d"${DATA_SECONDS}s" --latency -s "$WORK/auth.lua" "$DATA_URL" | tee "$WORK/data.txt"
+
+echo
+echo "## soak: 50 connections for ${SOAK_SECONDS}s on status and data, wrk -t1 -c50"
+BEFORE=$(rss)
+echo "server RSS before: $BEFORE"
+wrk -t1 -c45 -d"${SOAK_SECONDS}s" -s "$WORK/auth.lua" "$BASE/status" >"$WORK/soak-status.txt" &
+WRK1=$!
+wrk -t1 -c5 -d"${SOAK_SECONDS}s" -s "$WORK/auth.lua" "$DATA_URL" >"$WORK/soak-data.txt" &
+WRK2=$!
+for i in $(seq 1 $((SOAK_SECONDS / 10))); do sleep 10; echo "server RSS at ${i}0 s: $(rss)"; done
+wait "$WRK1" "$WRK2"
+AFTER=$(rss)
+echo "server RSS after: $AFTER"
+cat "$WORK/soak-status.txt" "$WORK/soak-data.txt"
+
+errors=$(cat "$WORK/soak-status.txt" "$WORK/soak-data.txt" | grep -E "Non-2xx|Socket errors" || true)
+echo
+echo "## summary"
+echo "status requests/s: $(awk '/Requests\/sec/ {print $2}' "$WORK/status.txt")"
+echo "health/data ($SAMPLES samples) median latency: $(awk '$1 == "50%" {print $2}' "$WORK/data.txt")"
+echo "soak: $(awk '/requests in/ {s += $1} END {print s}' "$WORK/soak-status.txt" "$WORK/soak-data.txt") requests, errors: ${errors:-none}; RSS $BEFORE → $AFTER"
+echo "audit entries written: $("$HB" audit --home "$SERVER_HOME" --limit 1 --json | grep -o '"id" : [0-9]*' | grep -o '[0-9]*$')"
