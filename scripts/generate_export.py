@@ -40,6 +40,7 @@ HEADER = """<?xml version="1.0" encoding="UTF-8"?>
 <!-- Note: Any Records that appear as children of a correlation also appear as top-level records in this document. -->
 <!ATTLIST VisionPrescription
   type             CDATA #REQUIRED
+>
 ]>
 <HealthData locale="en_US">
  <ExportDate value="2024-12-31 23:00:00 +0100"/>
@@ -153,6 +154,8 @@ def main():
     parser.add_argument("--mb", type=float, default=270, help="size of the XML in MB")
     parser.add_argument("--out", default="bench-out/export.zip")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--broken-dtd", action="store_true",
+                        help="leave ATTLIST VisionPrescription unclosed, as iOS 16 did (strict XML parsers then fail)")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
@@ -162,7 +165,8 @@ def main():
     date = dt.date(2018, 1, 1)
     summaries = []
     with open(xml_path, "w", encoding="utf-8") as f:
-        f.write(HEADER)
+        f.write(HEADER.replace("  type             CDATA #REQUIRED\n>\n", "  type             CDATA #REQUIRED\n")
+                if args.broken_dtd else HEADER)
         while written < target:
             out = []
             records += day(out, rng, date)

@@ -11,6 +11,11 @@ struct ImportBatch: Sendable {
     var routes: [(UUID, [RoutePoint])] = []
     var bytesRead = 0
 
+    init(capacity: Int = 0) {
+        // A batch grows to about `capacity` samples: reserve once instead of copying on every doubling.
+        samples.reserveCapacity(capacity + capacity / 8)
+    }
+
     var isEmpty: Bool {
         samples.isEmpty && correlations.isEmpty && workouts.isEmpty && documents.isEmpty && routes.isEmpty
     }
@@ -22,7 +27,7 @@ struct ImportBatch: Sendable {
 /// level: both copies get the same natural UUID, so the store keeps one and the correlation links to it.
 final class ExportParser {
     var report: ImportReport
-    var batch = ImportBatch()
+    var batch: ImportBatch
     let batchSize: Int
     let strict: Bool
     let flush: (ImportBatch) throws -> Void
@@ -54,6 +59,7 @@ final class ExportParser {
 
     init(report: ImportReport, batchSize: Int, strict: Bool, flush: @escaping (ImportBatch) throws -> Void) {
         self.report = report
+        self.batch = ImportBatch(capacity: batchSize)
         self.batchSize = batchSize
         self.strict = strict
         self.flush = flush
@@ -133,14 +139,14 @@ final class ExportParser {
         foldCounters()
         batch.bytesRead = bytesRead
         if !batch.isEmpty { try flush(batch) }
-        batch = ImportBatch()
+        batch = ImportBatch(capacity: batchSize)
     }
 
     func flushIfFull(bytesRead: Int) throws {
         if batch.samples.count >= batchSize || batch.documents.count >= 2_000 || batch.workouts.count >= 1_000 {
             batch.bytesRead = bytesRead
             try flush(batch)
-            batch = ImportBatch()
+            batch = ImportBatch(capacity: batchSize)
         }
     }
 
@@ -205,7 +211,7 @@ final class ExportParser {
         if var builder = record {
             // Record > MetadataEntry | HeartRateVariabilityMetadataList > InstantaneousBeatsPerMinute
             if name == "MetadataEntry" {
-                builder.addMetadata(element)
+                builder.addMetadata(element, caches: &caches)
             } else if name == "InstantaneousBeatsPerMinute" {
                 builder.addBeat(element)
             }

@@ -29,6 +29,29 @@ struct ParserCaches {
     private(set) var lastSourceKey = ""
     private var hasSource = false
 
+    private var metadataKeys: [(bytes: [UInt8], key: String)] = []
+    private var prefixType = ""
+    private var prefixSourceKey = ""
+    private var prefix = StableHasher()
+
+    /// A metadata key, decoded once and shared afterwards (exports use a few dozen distinct keys).
+    mutating func metadataKey(_ value: XMLAttributeValue) -> String {
+        for entry in metadataKeys where Self.equal(value.rawBytes, entry.bytes) { return entry.key }
+        let key = value.string
+        if metadataKeys.count < 256 { metadataKeys.append((Array(value.rawBytes), key)) }
+        return key
+    }
+
+    /// The natural-UUID hash state for the current type and source (the last source returned by `source`).
+    mutating func uuidPrefix(type identifier: String) -> StableHasher {
+        if identifier != prefixType || lastSourceKey != prefixSourceKey {
+            prefix = HealthSample.naturalUUIDPrefix(type: identifier, sourceKey: lastSourceKey)
+            prefixType = identifier
+            prefixSourceKey = lastSourceKey
+        }
+        return prefix
+    }
+
     private var lastCategoryKey: [UInt8] = []
     private var lastCategoryType = ""
     private var lastCategory: Int? = nil

@@ -13,6 +13,8 @@ struct RecordBuilder {
     var category: Int?
     var source = HealthSource(name: "")
     var sourceKey = ""
+    /// The natural-UUID hash state after the type and source, computed once per type and source by the caches.
+    var uuidPrefix = StableHasher()
     var creation: Double?
     var start: ExportDate.Parsed?
     var end: ExportDate.Parsed?
@@ -53,6 +55,7 @@ struct RecordBuilder {
         }
         source = caches.source(name: sourceName, version: version, device: device)
         sourceKey = caches.lastSourceKey
+        uuidPrefix = caches.uuidPrefix(type: info.identifier)
         if let value {
             if info.type?.kind == .category {
                 category = caches.category(value, type: info)
@@ -71,9 +74,9 @@ struct RecordBuilder {
         return nil
     }
 
-    mutating func addMetadata(_ element: XMLStartElement) {
-        guard let key = element.attribute(named: "key")?.string else { return }
-        metadata[key] = element.attribute(named: "value")?.string ?? ""
+    mutating func addMetadata(_ element: XMLStartElement, caches: inout ParserCaches) {
+        guard let key = element.attribute(named: "key") else { return }
+        metadata[caches.metadataKey(key)] = element.attribute(named: "value")?.string ?? ""
     }
 
     mutating func addBeat(_ element: XMLStartElement) {
@@ -119,8 +122,7 @@ struct RecordBuilder {
             }
         }
         let startDate = Date(timeIntervalSince1970: start.seconds), endDate = Date(timeIntervalSince1970: end.seconds)
-        let uuid = HealthSample.naturalUUID(type: info.identifier, sourceKey: sourceKey, start: startDate, end: endDate,
-                                            value: value)
+        let uuid = HealthSample.naturalUUID(prefix: uuidPrefix, start: startDate, end: endDate, value: value)
         return .success(HealthSample(
             uuid: uuid, type: info.identifier, start: startDate, end: endDate, value: value, source: source,
             creationDate: creation.map(Date.init(timeIntervalSince1970:)), metadata: metadata,

@@ -85,10 +85,21 @@ public struct HealthSample: Sendable, Hashable, Codable, Identifiable {
     /// samples saved in time order are close together in the store's index (a bulk import appends instead of
     /// scattering), and the remaining 74 bits are a hash of the natural key.
     public static func naturalUUID(type: String, sourceKey: String, start: Date, end: Date, value: SampleValue) -> UUID {
+        naturalUUID(prefix: naturalUUIDPrefix(type: type, sourceKey: sourceKey), start: start, end: end, value: value)
+    }
+
+    /// The hash state after the type and source: compute it once for many samples of one type and source, then
+    /// call ``naturalUUID(prefix:start:end:value:)`` (the same UUIDs, less work in an import loop).
+    public static func naturalUUIDPrefix(type: String, sourceKey: String) -> StableHasher {
         var hasher = StableHasher()
-        hasher.timePrefix = UInt64(max(0, min(start.timeIntervalSince1970 * 1000, Double(1 << 47))))
         hasher.combine(type)
         hasher.combine(sourceKey)
+        return hasher
+    }
+
+    public static func naturalUUID(prefix: StableHasher, start: Date, end: Date, value: SampleValue) -> UUID {
+        var hasher = prefix
+        hasher.timePrefix = UInt64(max(0, min(start.timeIntervalSince1970 * 1000, Double(1 << 47))))
         hasher.combine(start.timeIntervalSince1970.bitPattern)
         hasher.combine(end.timeIntervalSince1970.bitPattern)
         switch value {
