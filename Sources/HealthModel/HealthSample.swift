@@ -70,7 +70,7 @@ public struct HealthSample: Sendable, Hashable, Codable, Identifiable {
         self.creationDate = creationDate
         self.metadata = metadata
         self.utcOffset = utcOffset
-        self.timeZone = timeZone ?? metadata[MetadataKey.timeZone]
+        self.timeZone = timeZone ?? (metadata.isEmpty ? nil : metadata[MetadataKey.timeZone])
         self.uuid = uuid ?? HealthSample.naturalUUID(type: type, sourceKey: source.key, start: start, end: end, value: value)
     }
 

@@ -12,16 +12,79 @@
 /// watch.category        // .appleWatch
 /// ```
 public struct HealthSource: Sendable, Hashable, Codable {
-    public var name: String
-    public var bundleIdentifier: String?
-    public var version: String?
-    public var device: HealthDevice?
+    /// The fields live in one immutable object, so that copying a source — once per sample, millions of times in an
+    /// import — retains one reference instead of up to eight strings. A setter replaces the object.
+    final class Storage: Sendable {
+        let name: String
+        let bundleIdentifier: String?
+        let version: String?
+        let device: HealthDevice?
+
+        init(name: String, bundleIdentifier: String?, version: String?, device: HealthDevice?) {
+            self.name = name
+            self.bundleIdentifier = bundleIdentifier
+            self.version = version
+            self.device = device
+        }
+    }
+
+    private var storage: Storage
+
+    public var name: String {
+        get { storage.name }
+        set { storage = Storage(name: newValue, bundleIdentifier: bundleIdentifier, version: version, device: device) }
+    }
+
+    public var bundleIdentifier: String? {
+        get { storage.bundleIdentifier }
+        set { storage = Storage(name: name, bundleIdentifier: newValue, version: version, device: device) }
+    }
+
+    public var version: String? {
+        get { storage.version }
+        set { storage = Storage(name: name, bundleIdentifier: bundleIdentifier, version: newValue, device: device) }
+    }
+
+    public var device: HealthDevice? {
+        get { storage.device }
+        set { storage = Storage(name: name, bundleIdentifier: bundleIdentifier, version: version, device: newValue) }
+    }
 
     public init(name: String, bundleIdentifier: String? = nil, version: String? = nil, device: HealthDevice? = nil) {
-        self.name = name
-        self.bundleIdentifier = bundleIdentifier
-        self.version = version
-        self.device = device
+        storage = Storage(name: name, bundleIdentifier: bundleIdentifier, version: version, device: device)
+    }
+
+    public static func == (lhs: HealthSource, rhs: HealthSource) -> Bool {
+        lhs.storage === rhs.storage
+            || (lhs.name == rhs.name && lhs.bundleIdentifier == rhs.bundleIdentifier && lhs.version == rhs.version
+                && lhs.device == rhs.device)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        hasher.combine(bundleIdentifier)
+        hasher.combine(version)
+        hasher.combine(device)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name, bundleIdentifier, version, device
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(name: try container.decode(String.self, forKey: .name),
+                  bundleIdentifier: try container.decodeIfPresent(String.self, forKey: .bundleIdentifier),
+                  version: try container.decodeIfPresent(String.self, forKey: .version),
+                  device: try container.decodeIfPresent(HealthDevice.self, forKey: .device))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encodeIfPresent(bundleIdentifier, forKey: .bundleIdentifier)
+        try container.encodeIfPresent(version, forKey: .version)
+        try container.encodeIfPresent(device, forKey: .device)
     }
 
     /// Builds a source from an export's `sourceName`, `sourceVersion` and `device` attributes.
@@ -41,9 +104,9 @@ public struct HealthSource: Sendable, Hashable, Codable {
     }
 
     /// True when both sources have the same ``key``, without building it.
-    @inlinable
     public func hasSameIdentity(as other: HealthSource) -> Bool {
-        name == other.name && bundleIdentifier == other.bundleIdentifier && device?.name == other.device?.name
+        if storage === other.storage { return true }
+        return name == other.name && bundleIdentifier == other.bundleIdentifier && device?.name == other.device?.name
             && device?.model == other.device?.model && device?.hardware == other.device?.hardware
     }
 

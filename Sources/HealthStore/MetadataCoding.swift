@@ -21,12 +21,17 @@ enum MetadataCoding {
     static func encode(_ metadata: [String: String], into buffer: inout [UInt8]) {
         buffer.removeAll(keepingCapacity: true)
         buffer.append(UInt8(ascii: "{"))
-        let keys = metadata.count == 1 ? Array(metadata.keys) : metadata.keys.sorted()
-        for (index, key) in keys.enumerated() {
-            if index > 0 { buffer.append(UInt8(ascii: ",")) }
+        if metadata.count == 1, let (key, value) = metadata.first {
             appendQuoted(key, to: &buffer)
             buffer.append(UInt8(ascii: ":"))
-            appendQuoted(metadata[key] ?? "", to: &buffer)
+            appendQuoted(value, to: &buffer)
+        } else {
+            for (index, key) in metadata.keys.sorted().enumerated() {
+                if index > 0 { buffer.append(UInt8(ascii: ",")) }
+                appendQuoted(key, to: &buffer)
+                buffer.append(UInt8(ascii: ":"))
+                appendQuoted(metadata[key] ?? "", to: &buffer)
+            }
         }
         buffer.append(UInt8(ascii: "}"))
     }
