@@ -148,6 +148,8 @@ extension GatewayNodeTests {
                 let right = try startNode(testConfiguration(gateway, token: "the-gateway-token"), service: service,
                                           directory: dir)
                 #expect(await gateway.waitForNode() != nil)
+                // The node keeps the device token when it handles hello-ok, just before it reports `connected`.
+                #expect(await right.log.wait { if case .connected = $0 { true } else { false } })
                 #expect(gateway.snapshot().connects.last?.params?["auth"]?["token"]?.stringValue == "the-gateway-token")
                 await right.stop()
 

@@ -44,7 +44,8 @@ final class StatusLog: Sendable {
     }
 
     @discardableResult
-    func wait(_ timeout: Duration = .seconds(5), until predicate: (GatewayNodeStatus) -> Bool) async -> Bool {
+    /// Waits for a status; generous by default because the whole suite runs in parallel on two cores.
+    func wait(_ timeout: Duration = .seconds(15), until predicate: (GatewayNodeStatus) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if contains(predicate) { return true }
