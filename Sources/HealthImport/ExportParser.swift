@@ -208,35 +208,33 @@ final class ExportParser {
     private func startChild(_ element: XMLStartElement) throws {
         let name = element.name
         if try recoverFromMissingEndTag(element) { return }
-        if var builder = record {
+        // Builders are mutated in place (optional chaining), never copied out and back: a copy would share the
+        // metadata dictionary and make every added entry copy it.
+        if record != nil {
             // Record > MetadataEntry | HeartRateVariabilityMetadataList > InstantaneousBeatsPerMinute
             if name == "MetadataEntry" {
-                builder.addMetadata(element, caches: &caches)
+                record?.addMetadata(element, caches: &caches)
             } else if name == "InstantaneousBeatsPerMinute" {
-                builder.addBeat(element)
+                record?.addBeat(element)
             }
-            record = builder
             return
         }
-        if var builder = correlation {
+        if correlation != nil {
             if name == "Record", depth(element.depth) == 2 {
                 report.elements["Record (in Correlation)", default: 0] += 1
                 let child = RecordBuilder(element, caches: &caches)
                 if element.isSelfClosing { try finishRecord(child, element: element) } else { record = child }
             } else if name == "MetadataEntry", depth(element.depth) == 2 {
-                builder.addMetadata(element)
-                correlation = builder
+                correlation?.addMetadata(element)
             }
             return
         }
-        if var builder = workout {
-            builder.addChild(element, depth: depth(element.depth))
-            workout = builder
+        if workout != nil {
+            workout?.addChild(element, depth: depth(element.depth))
             return
         }
-        if var builder = generic {
-            builder.addChild(element)
-            generic = builder
+        if generic != nil {
+            generic?.addChild(element)
             return
         }
         // A child whose parent was skipped as malformed.
@@ -262,12 +260,10 @@ final class ExportParser {
             }
             return
         }
-        if var builder = workout {
-            builder.endChild(depth: depth(element.depth))
-            workout = builder
-        } else if var builder = generic {
-            builder.endChild(element)
-            generic = builder
+        if workout != nil {
+            workout?.endChild(depth: depth(element.depth))
+        } else if generic != nil {
+            generic?.endChild(element)
         }
     }
 
@@ -282,10 +278,7 @@ final class ExportParser {
                 currentTypeCount = 0
             }
             currentTypeCount += 1
-            if var parent = correlation {
-                parent.members.append(sample.uuid)
-                correlation = parent
-            }
+            correlation?.members.append(sample.uuid)
             batch.samples.append(sample)
         case .failure(let error):
             if strict {
