@@ -99,8 +99,10 @@ struct ExportInput {
         for entry in archive {
             let path = entry.path
             let components = path.split(separator: "/", omittingEmptySubsequences: false)
-            if path.hasPrefix("/") || path.hasPrefix("\\") || components.contains("..") || path.contains("\\..")
-                || path.contains(":") && path.firstIndex(of: ":") == path.index(path.startIndex, offsetBy: 1, limitedBy: path.endIndex) {
+            // Either separator, as archives made on Windows use backslashes; a drive letter (`C:`) is absolute too.
+            let parts = path.split(whereSeparator: { $0 == "/" || $0 == "\\" })
+            let driveLetter = path.count >= 2 && path.dropFirst().first == ":"
+            if path.hasPrefix("/") || path.hasPrefix("\\") || parts.contains("..") || driveLetter {
                 throw HealthError(.importRejected,
                                   "the zip entry '\(path)' points outside the archive (zip slip); nothing was imported")
             }

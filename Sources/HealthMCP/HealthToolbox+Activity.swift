@@ -159,17 +159,7 @@ extension HealthToolbox {
             "steps_source_priority": Schema.array(Schema.string(), "The order steps were merged by, highest first."),
             "active_energy_kcal": Schema.number(),
             "resting_heart_rate_bpm": Schema.number("The most recent resting heart rate today."),
-            "sleep": Schema.object([
-                "date": Schema.string(),
-                "bedtime": Schema.isoString,
-                "wake_time": Schema.isoString,
-                "asleep_minutes": Schema.number(),
-                "in_bed_minutes": Schema.number(),
-                "deep_minutes": Schema.number(),
-                "rem_minutes": Schema.number(),
-                "core_minutes": Schema.number(),
-                "awake_minutes": Schema.number(),
-            ], required: ["date", "asleep_minutes"], description: "Last night (the night ending today)."),
+            "sleep": HealthToolbox.sleepNightSchema(description: "Last night (the night ending today)."),
             "workouts": Schema.array(Schema.object(workoutSummarySchema,
                                                    required: ["uuid", "activity_type", "start", "end", "duration_minutes", "source", "route_point_count"])),
             "workout_count": Schema.integer(),
@@ -195,17 +185,7 @@ extension HealthToolbox {
         lines.append("Active energy: \(today.activeEnergyKcal.map { TextFormat.number($0) + " kcal" } ?? "—")")
         lines.append("Resting heart rate: \(today.restingHeartRate.map { TextFormat.number($0) + " bpm" } ?? "— (not yet recorded today)")")
         if let night = today.sleep {
-            var sleep = JSONObject()
-            sleep.set("date", night.date)
-            sleep.set("bedtime", night.bedtime.map { ISO8601.string($0, timeZone: zone) })
-            sleep.set("wake_time", night.wakeTime.map { ISO8601.string($0, timeZone: zone) })
-            sleep.set("asleep_minutes", night.asleepMinutes, digits: 1)
-            sleep.set("in_bed_minutes", night.inBedMinutes, digits: 1)
-            sleep.set("deep_minutes", night.deepMinutes, digits: 1)
-            sleep.set("rem_minutes", night.remMinutes, digits: 1)
-            sleep.set("core_minutes", night.coreMinutes, digits: 1)
-            sleep.set("awake_minutes", night.awakeMinutes, digits: 1)
-            result.set("sleep", sleep.value)
+            result.set("sleep", HealthToolbox.sleepNightJSON(night, zone: zone).value)
             lines.append("Last night: asleep \(TextFormat.minutes(night.asleepMinutes)) (bed \(TextFormat.clock(night.bedtime, zone)) → \(TextFormat.clock(night.wakeTime, zone))), deep \(TextFormat.minutes(night.deepMinutes)), REM \(TextFormat.minutes(night.remMinutes)), core \(TextFormat.minutes(night.coreMinutes)), awake \(TextFormat.minutes(night.awakeMinutes))")
         } else {
             lines.append("Last night: no sleep recorded")

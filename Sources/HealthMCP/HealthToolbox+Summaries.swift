@@ -305,20 +305,7 @@ extension HealthToolbox {
             "start": Schema.isoString,
             "end": Schema.isoString,
             "count": Schema.integer("Nights with data in this reply."),
-            "nights": Schema.array(Schema.object([
-                "date": Schema.string("The wake-up day, YYYY-MM-DD."),
-                "bedtime": Schema.isoString,
-                "wake_time": Schema.isoString,
-                "in_bed_minutes": Schema.number(),
-                "asleep_minutes": Schema.number(),
-                "core_minutes": Schema.number(),
-                "deep_minutes": Schema.number(),
-                "rem_minutes": Schema.number(),
-                "unspecified_minutes": Schema.number("Asleep without a stage (older devices)."),
-                "awake_minutes": Schema.number(),
-                "sources": Schema.array(Schema.string()),
-            ], required: ["date", "in_bed_minutes", "asleep_minutes", "core_minutes", "deep_minutes", "rem_minutes",
-                          "unspecified_minutes", "awake_minutes", "sources"])),
+            "nights": Schema.array(HealthToolbox.sleepNightSchema()),
             "average_asleep_minutes": Schema.number("Average over the nights of this reply."),
             "merged": Schema.boolean(),
             "merge_note": Schema.string(),
@@ -352,19 +339,7 @@ extension HealthToolbox {
         var items: [JSON] = []
         var rows: [[String]] = []
         for night in nights {
-            var item = JSONObject()
-            item.set("date", night.date)
-            item.set("bedtime", night.bedtime.map { ISO8601.string($0, timeZone: zone) })
-            item.set("wake_time", night.wakeTime.map { ISO8601.string($0, timeZone: zone) })
-            item.set("in_bed_minutes", night.inBedMinutes, digits: 1)
-            item.set("asleep_minutes", night.asleepMinutes, digits: 1)
-            item.set("core_minutes", night.coreMinutes, digits: 1)
-            item.set("deep_minutes", night.deepMinutes, digits: 1)
-            item.set("rem_minutes", night.remMinutes, digits: 1)
-            item.set("unspecified_minutes", night.unspecifiedMinutes, digits: 1)
-            item.set("awake_minutes", night.awakeMinutes, digits: 1)
-            item.set("sources", strings: night.sources)
-            items.append(item.value)
+            items.append(HealthToolbox.sleepNightJSON(night, zone: zone).value)
             rows.append([night.date, TextFormat.clock(night.bedtime, zone), TextFormat.clock(night.wakeTime, zone),
                          TextFormat.minutes(night.asleepMinutes), TextFormat.minutes(night.deepMinutes),
                          TextFormat.minutes(night.remMinutes), TextFormat.minutes(night.coreMinutes),
@@ -460,5 +435,42 @@ struct BucketStepper {
         while edge(k, anchor: anchor) > date { k -= 1 }
         while edge(k + 1, anchor: anchor) <= date { k += 1 }
         return k
+    }
+}
+
+extension HealthToolbox {
+    /// The JSON schema of one sleep night, shared by `sleep_nights` and `health_today`.
+    static func sleepNightSchema(description: String? = nil) -> JSON {
+        Schema.object([
+            "date": Schema.string("The wake-up day, YYYY-MM-DD."),
+            "bedtime": Schema.isoString,
+            "wake_time": Schema.isoString,
+            "in_bed_minutes": Schema.number(),
+            "asleep_minutes": Schema.number(),
+            "core_minutes": Schema.number(),
+            "deep_minutes": Schema.number(),
+            "rem_minutes": Schema.number(),
+            "unspecified_minutes": Schema.number("Asleep without a stage (older devices)."),
+            "awake_minutes": Schema.number(),
+            "sources": Schema.array(Schema.string()),
+        ], required: ["date", "in_bed_minutes", "asleep_minutes", "core_minutes", "deep_minutes", "rem_minutes",
+                      "unspecified_minutes", "awake_minutes", "sources"], description: description)
+    }
+
+    /// One sleep night as structured output, dates in `zone`.
+    static func sleepNightJSON(_ night: SleepNight, zone: TimeZone) -> JSONObject {
+        var item = JSONObject()
+        item.set("date", night.date)
+        item.set("bedtime", night.bedtime.map { ISO8601.string($0, timeZone: zone) })
+        item.set("wake_time", night.wakeTime.map { ISO8601.string($0, timeZone: zone) })
+        item.set("in_bed_minutes", night.inBedMinutes, digits: 1)
+        item.set("asleep_minutes", night.asleepMinutes, digits: 1)
+        item.set("core_minutes", night.coreMinutes, digits: 1)
+        item.set("deep_minutes", night.deepMinutes, digits: 1)
+        item.set("rem_minutes", night.remMinutes, digits: 1)
+        item.set("unspecified_minutes", night.unspecifiedMinutes, digits: 1)
+        item.set("awake_minutes", night.awakeMinutes, digits: 1)
+        item.set("sources", strings: night.sources)
+        return item
     }
 }

@@ -284,7 +284,8 @@ struct BadInputTests {
     }
 
     @Test("zip slip: an entry path with ../ is rejected before anything is read or written",
-          arguments: ["../evil.xml", "apple_health_export/../../evil.gpx", "apple_health_export/workout-routes/../../../evil.gpx"])
+          arguments: ["../evil.xml", "apple_health_export/../../evil.gpx", "apple_health_export/workout-routes/../../../evil.gpx",
+                      "..\\evil.xml", "apple_health_export\\..\\..\\evil.gpx", "C:/evil.xml"])
     func zipSlip(_ path: String) async throws {
         let dir = try TempDir()
         let nested = dir.url.appendingPathComponent("a/b", isDirectory: true)
