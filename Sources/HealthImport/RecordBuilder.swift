@@ -146,18 +146,13 @@ struct CorrelationBuilder {
     init(_ element: XMLStartElement, caches: inout ParserCaches) {
         line = element.line
         offset = element.offset
-        var sourceName: XMLAttributeValue? = nil, version: XMLAttributeValue? = nil, device: XMLAttributeValue? = nil
+        var common = SourceAndDates()
         for attribute in element.attributes {
-            let name = attribute.name, v = attribute.value
-            if name == "type" { info = caches.type(v) }
-            else if name == "sourceName" || name == "source" { sourceName = v }
-            else if name == "sourceVersion" { version = v }
-            else if name == "device" { device = v }
-            else if name == "creationDate" { creation = ExportDate.parse(v.rawBytes)?.seconds }
-            else if name == "startDate" { start = RecordBuilder.date(v, &badDate) }
-            else if name == "endDate" { end = RecordBuilder.date(v, &badDate) }
+            if common.take(attribute) { continue }
+            if attribute.name == "type" { info = caches.type(attribute.value) }
         }
-        source = caches.source(name: sourceName, version: version, device: device)
+        source = common.source(&caches)
+        (creation, start, end, badDate) = (common.creation, common.start, common.end, common.badDate)
     }
 
     mutating func addMetadata(_ element: XMLStartElement) {
@@ -174,5 +169,36 @@ struct CorrelationBuilder {
             type: info.identifier, start: Date(timeIntervalSince1970: start.seconds),
             end: Date(timeIntervalSince1970: end.seconds), source: source,
             creationDate: creation.map(Date.init(timeIntervalSince1970:)), metadata: metadata, members: members))
+    }
+}
+
+/// The attributes every sample-like element carries besides its own: source (name — `source` in iOS 8 exports —,
+/// version, device) and dates. Collected while iterating an element's attributes once; the raw values are used
+/// before the scanner's callback returns. (`RecordBuilder` reads the same attributes through its own switch on the
+/// name's length, the hot path of an import.)
+struct SourceAndDates {
+    var sourceName: XMLAttributeValue?
+    var version: XMLAttributeValue?
+    var device: XMLAttributeValue?
+    var creation: Double?
+    var start: ExportDate.Parsed?
+    var end: ExportDate.Parsed?
+    var badDate: String?
+
+    /// Takes the attribute when it is one of these; false otherwise.
+    mutating func take(_ attribute: XMLAttribute) -> Bool {
+        let name = attribute.name, v = attribute.value
+        if name == "sourceName" || name == "source" { sourceName = v }
+        else if name == "sourceVersion" { version = v }
+        else if name == "device" { device = v }
+        else if name == "creationDate" { creation = ExportDate.parse(v.rawBytes)?.seconds }
+        else if name == "startDate" { start = RecordBuilder.date(v, &badDate) }
+        else if name == "endDate" { end = RecordBuilder.date(v, &badDate) }
+        else { return false }
+        return true
+    }
+
+    func source(_ caches: inout ParserCaches) -> HealthSource {
+        caches.source(name: sourceName, version: version, device: device)
     }
 }

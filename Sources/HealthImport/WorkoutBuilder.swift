@@ -38,9 +38,10 @@ struct WorkoutBuilder {
     init(_ element: XMLStartElement, caches: inout ParserCaches) {
         line = element.line
         offset = element.offset
-        var sourceName: XMLAttributeValue? = nil, version: XMLAttributeValue? = nil, device: XMLAttributeValue? = nil
+        var common = SourceAndDates()
         var distance: Double?, distanceUnit: String?, energy: Double?, energyUnit: String?
         for attribute in element.attributes {
+            if common.take(attribute) { continue }
             let name = attribute.name, v = attribute.value
             if name == "workoutActivityType" {
                 let written = v.string
@@ -51,16 +52,11 @@ struct WorkoutBuilder {
             else if name == "totalDistanceUnit" { distanceUnit = v.string }
             else if name == "totalEnergyBurned" { energy = v.double }
             else if name == "totalEnergyBurnedUnit" { energyUnit = v.string }
-            else if name == "sourceName" || name == "source" { sourceName = v }
-            else if name == "sourceVersion" { version = v }
-            else if name == "device" { device = v }
-            else if name == "creationDate" { creation = ExportDate.parse(v.rawBytes)?.seconds }
-            else if name == "startDate" { start = RecordBuilder.date(v, &badDate) }
-            else if name == "endDate" { end = RecordBuilder.date(v, &badDate) }
         }
+        (creation, start, end, badDate) = (common.creation, common.start, common.end, common.badDate)
         if let distance { totalDistance = .init(distance, distanceUnit ?? "km") }
         if let energy { totalEnergy = .init(energy, energyUnit ?? "kcal") }
-        source = caches.source(name: sourceName, version: version, device: device)
+        source = common.source(&caches)
     }
 
     static func seconds(_ value: Double?, unit: String?) -> Double? {
