@@ -1,10 +1,11 @@
 import Foundation
 import HealthModel
+import HealthStore
 import HealthXML
 
 /// What the parser hands to the saver, in one transaction's worth.
 struct ImportBatch: Sendable {
-    var samples: [HealthSample] = []
+    var samples: SampleBatch
     var correlations: [HealthCorrelation] = []
     var workouts: [HealthWorkout] = []
     var documents: [HealthDocument] = []
@@ -13,7 +14,7 @@ struct ImportBatch: Sendable {
 
     init(capacity: Int = 0) {
         // A batch grows to about `capacity` samples: reserve once instead of copying on every doubling.
-        samples.reserveCapacity(capacity + capacity / 8)
+        samples = SampleBatch(capacity: capacity + capacity / 8)
     }
 
     var isEmpty: Bool {
@@ -42,10 +43,12 @@ final class ExportParser {
     private var workout: WorkoutBuilder?
     private var generic: GenericBuilder?
     private var caches = ParserCaches()
+    /// The metadata of the record being read.
+    private var metadata = MetadataAccumulator()
     /// Hot counters, folded into the report by ``finish(bytesRead:)`` (no dictionary work per record).
     private var topLevelRecords = 0
-    private var currentType = ""
-    private var currentTypeCount = 0
+    /// Records read per type, by the type's index in this import (`TypeInfo.index`).
+    private var typeCounts: [(info: TypeInfo, count: Int)] = []
 
     /// Records read so far, for progress.
     var records: Int { report.elements["Record", default: 0] + topLevelRecords }
@@ -53,8 +56,8 @@ final class ExportParser {
     private func foldCounters() {
         if topLevelRecords > 0 { report.elements["Record", default: 0] += topLevelRecords }
         topLevelRecords = 0
-        if currentTypeCount > 0 { report.recordTypes[currentType, default: 0] += currentTypeCount }
-        currentTypeCount = 0
+        for (info, count) in typeCounts where count > 0 { report.recordTypes[info.written, default: 0] += count }
+        typeCounts.removeAll()
     }
 
     init(report: ImportReport, batchSize: Int, strict: Bool, flush: @escaping (ImportBatch) throws -> Void) {
@@ -138,6 +141,7 @@ final class ExportParser {
     func finish(bytesRead: Int) throws {
         foldCounters()
         batch.bytesRead = bytesRead
+        batch.samples.tables = caches.tables
         if !batch.isEmpty { try flush(batch) }
         batch = ImportBatch(capacity: batchSize)
     }
@@ -145,6 +149,7 @@ final class ExportParser {
     func flushIfFull(bytesRead: Int) throws {
         if batch.samples.count >= batchSize || batch.documents.count >= 2_000 || batch.workouts.count >= 1_000 {
             batch.bytesRead = bytesRead
+            batch.samples.tables = caches.tables
             try flush(batch)
             batch = ImportBatch(capacity: batchSize)
         }
@@ -187,6 +192,7 @@ final class ExportParser {
         let name = element.name
         if name == "Record" {
             topLevelRecords += 1
+            metadata.reset()
             let builder = RecordBuilder(element, caches: &caches)
             if element.isSelfClosing { try finishRecord(builder, element: element) } else { record = builder }
         } else if name == "Workout" {
@@ -213,7 +219,7 @@ final class ExportParser {
         if record != nil {
             // Record > MetadataEntry | HeartRateVariabilityMetadataList > InstantaneousBeatsPerMinute
             if name == "MetadataEntry" {
-                record?.addMetadata(element, caches: &caches)
+                record?.addMetadata(element, to: &metadata, caches: &caches)
             } else if name == "InstantaneousBeatsPerMinute" {
                 record?.addBeat(element)
             }
@@ -222,6 +228,7 @@ final class ExportParser {
         if correlation != nil {
             if name == "Record", depth(element.depth) == 2 {
                 report.elements["Record (in Correlation)", default: 0] += 1
+                metadata.reset()
                 let child = RecordBuilder(element, caches: &caches)
                 if element.isSelfClosing { try finishRecord(child, element: element) } else { record = child }
             } else if name == "MetadataEntry", depth(element.depth) == 2 {
@@ -270,16 +277,15 @@ final class ExportParser {
     // MARK: Building
 
     private func finishRecord(_ builder: RecordBuilder, element: XMLStartElement?) throws {
-        switch builder.build() {
-        case .success(let sample):
-            if builder.typeName != currentType {
-                if currentTypeCount > 0 { report.recordTypes[currentType, default: 0] += currentTypeCount }
-                currentType = builder.typeName
-                currentTypeCount = 0
+        switch builder.build(&metadata, into: &batch.samples, caches: &caches) {
+        case .success(let uuid):
+            let index = builder.info.index
+            if index >= 0 {
+                while typeCounts.count <= index { typeCounts.append((TypeInfo.missing, 0)) }
+                typeCounts[index].info = builder.info
+                typeCounts[index].count += 1
             }
-            currentTypeCount += 1
-            correlation?.members.append(sample.uuid)
-            batch.samples.append(sample)
+            correlation?.members.append(uuid)
         case .failure(let error):
             if strict {
                 throw HealthError(.importMalformed, "line \(builder.line), byte \(builder.offset): Record \(error.message) (stopped: --strict)")

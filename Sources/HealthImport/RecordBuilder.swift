@@ -1,28 +1,28 @@
 import Foundation
 import HealthModel
+import HealthStore
 import HealthXML
 
-/// A `Record` being read: its attributes decoded once, its children (metadata, HRV beats) added as they come.
+/// A `Record` being read: its attributes decoded once, its children (metadata, HRV beats) added as they come, and
+/// finally one ``SampleBatch/Row`` appended to the batch — no `HealthSample`, no string or dictionary per record.
 struct RecordBuilder {
     let line: Int
     let offset: Int
-    var info = TypeInfo(written: "", identifier: "", type: nil)
-    var unit: String?
+    var info = TypeInfo.missing
+    /// Index in the caches' tables; -1 when the record has no `unit`.
+    var unit: Int32 = -1
     var number: Double?
     var valueText: String?
     var category: Int?
-    var source = HealthSource(name: "")
-    var sourceKey = ""
+    var source: Int32 = -1
+    var hasSourceName = false
     /// The natural-UUID hash state after the type and source, computed once per type and source by the caches.
     var uuidPrefix = StableHasher()
     var creation: Double?
     var start: ExportDate.Parsed?
     var end: ExportDate.Parsed?
     var badDate: String?
-    var metadata: [String: String] = [:]
     var beats: [(bpm: Double?, time: String)] = []
-
-    var typeName: String { info.written }
 
     init(_ element: XMLStartElement, caches: inout ParserCaches) {
         line = element.line
@@ -53,11 +53,11 @@ struct RecordBuilder {
                 break
             }
         }
-        source = caches.source(name: sourceName, version: version, device: device)
-        sourceKey = caches.lastSourceKey
-        uuidPrefix = caches.uuidPrefix(type: info.identifier)
+        hasSourceName = !(sourceName?.isEmpty ?? true)
+        source = caches.sourceIndex(name: sourceName, version: version, device: device)
+        uuidPrefix = caches.uuidPrefix(type: info)
         if let value {
-            if info.type?.kind == .category {
+            if info.isCategory {
                 category = caches.category(value, type: info)
                 if category == nil { valueText = value.string }
             } else if let number = value.double {
@@ -74,16 +74,19 @@ struct RecordBuilder {
         return nil
     }
 
-    mutating func addMetadata(_ element: XMLStartElement, caches: inout ParserCaches) {
+    func addMetadata(_ element: XMLStartElement, to metadata: inout MetadataAccumulator, caches: inout ParserCaches) {
         guard let key = element.attribute(named: "key") else { return }
-        metadata[caches.metadataKey(key)] = element.attribute(named: "value")?.string ?? ""
+        metadata.add(key: caches.metadataKey(key), value: element.attribute(named: "value"))
     }
 
     mutating func addBeat(_ element: XMLStartElement) {
         beats.append((element.attribute(named: "bpm")?.double, element.attribute(named: "time")?.string ?? ""))
     }
 
-    func build() -> Result<HealthSample, HealthError> {
+    /// Appends the record's row (with the metadata gathered for it) to `batch` and returns its UUID, or says why
+    /// the record cannot be a sample.
+    func build(_ metadata: inout MetadataAccumulator, into batch: inout SampleBatch,
+               caches: inout ParserCaches) -> Result<UUID, HealthError> {
         guard !info.written.isEmpty else { return .failure(HealthError(.importMalformed, "has no type")) }
         guard let start, let end else {
             return .failure(HealthError(.importMalformed, "has no readable startDate/endDate" + (badDate.map { " ('\($0)')" } ?? "")))
@@ -91,42 +94,64 @@ struct RecordBuilder {
         guard end.seconds >= start.seconds else {
             return .failure(HealthError(.importMalformed, "of \(info.identifier) ends before it starts"))
         }
-        guard !source.name.isEmpty else { return .failure(HealthError(.importMalformed, "has no sourceName")) }
-        var metadata = self.metadata
+        guard hasSourceName else { return .failure(HealthError(.importMalformed, "has no sourceName")) }
         if !beats.isEmpty {
             let list: [[String: Any]] = beats.map { ["bpm": $0.bpm.map { $0 as Any } ?? NSNull(), "time": $0.time] }
             if let data = try? JSONSerialization.data(withJSONObject: list, options: [.sortedKeys]) {
-                metadata["HKHeartRateVariabilityBeats"] = String(decoding: data, as: UTF8.self)
+                metadata.add(key: "HKHeartRateVariabilityBeats", string: String(decoding: data, as: UTF8.self))
             }
         }
-        let value: SampleValue
+        var kind = SampleBatch.ValueKind.none
+        var number = 0.0
+        var unitIndex: Int32 = -1
         switch info.type?.kind {
         case .category?:
-            if let category { value = .category(category) } else {
-                if let valueText { metadata["HKExportValue"] = valueText }
-                value = .none
+            if let category {
+                kind = .category
+                number = Double(category)
+            } else if let valueText {
+                metadata.add(key: "HKExportValue", string: valueText)
             }
         case .quantity?:
-            guard let number else {
+            guard let value = self.number else {
                 return .failure(HealthError(.importMalformed,
                                             "of \(info.identifier) has no numeric value" + (valueText.map { " ('\($0)')" } ?? "")))
             }
-            value = .quantity(number, unit: unit ?? info.type?.canonicalUnit ?? "count")
+            kind = .quantity
+            number = value
+            unitIndex = unit >= 0 ? unit : caches.unit(info.type?.canonicalUnit ?? "count")
         default:
             // An identifier the registry cannot classify: keep whatever it carries.
-            if let number, let unit { value = .quantity(number, unit: unit) } else if let number {
-                value = .category(Int(number))
-            } else {
-                if let valueText { metadata["HKExportValue"] = valueText }
-                value = .none
+            if let value = self.number, unit >= 0 {
+                kind = .quantity
+                number = value
+                unitIndex = unit
+            } else if let value = self.number, Int(exactly: value) != nil {
+                kind = .category
+                number = value
+            } else if let value = self.number {
+                kind = .quantity
+                number = value
+                unitIndex = caches.unit("count")
+            } else if let valueText {
+                metadata.add(key: "HKExportValue", string: valueText)
             }
         }
-        let startDate = Date(timeIntervalSince1970: start.seconds), endDate = Date(timeIntervalSince1970: end.seconds)
-        let uuid = HealthSample.naturalUUID(prefix: uuidPrefix, start: startDate, end: endDate, value: value)
-        return .success(HealthSample(
-            uuid: uuid, type: info.identifier, start: startDate, end: endDate, value: value, source: source,
-            creationDate: creation.map(Date.init(timeIntervalSince1970:)), metadata: metadata,
-            utcOffset: start.offset))
+        let value: SampleValue
+        switch kind {
+        case .quantity: value = .quantity(number, unit: caches.tables.units[Int(unitIndex)])
+        case .category: value = .category(Int(number))
+        case .none: value = .none
+        }
+        let uuid = HealthSample.naturalUUID(prefix: uuidPrefix, start: Date(timeIntervalSince1970: start.seconds),
+                                            end: Date(timeIntervalSince1970: end.seconds), value: value)
+        var row = SampleBatch.Row(
+            uuid: uuid, start: start.seconds, end: end.seconds, value: number, created: creation ?? .nan,
+            type: info.tableIndex, source: source, unit: unitIndex,
+            utcOffset: Int32(clamping: start.offset), kind: kind)
+        metadata.write(into: &batch, row: &row)
+        batch.append(row)
+        return .success(uuid)
     }
 }
 
@@ -134,7 +159,7 @@ struct RecordBuilder {
 struct CorrelationBuilder {
     let line: Int
     let offset: Int
-    var info = TypeInfo(written: "", identifier: "", type: nil)
+    var info = TypeInfo.missing
     var source = HealthSource(name: "")
     var creation: Double?
     var start: ExportDate.Parsed?

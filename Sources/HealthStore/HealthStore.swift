@@ -18,6 +18,10 @@ public protocol HealthStore: Sendable {
     /// identifier replaces the stored sample of the same source with that identifier when its sync version is greater.
     @discardableResult
     func save(_ samples: [HealthSample]) async throws -> SaveResult
+    /// Saves a packed batch in one transaction, exactly as ``save(_:)-([HealthSample])`` saves its samples: the
+    /// bulk path of an import. The default implementation unpacks the batch.
+    @discardableResult
+    func save(_ batch: SampleBatch) async throws -> SaveResult
     @discardableResult
     func save(workouts: [HealthWorkout]) async throws -> SaveResult
     @discardableResult
@@ -72,6 +76,11 @@ public protocol HealthStore: Sendable {
 }
 
 extension HealthStore {
+    @discardableResult
+    public func save(_ batch: SampleBatch) async throws -> SaveResult {
+        try await save(batch.samples)
+    }
+
     /// The sources of `type` in priority order, with their sample counts.
     public func priority(type: String) async throws -> [SourceSummary] {
         try await priority(type: type, counts: true)

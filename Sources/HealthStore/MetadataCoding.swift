@@ -1,25 +1,22 @@
 import Foundation
 
-/// Encodes and decodes `[String: String]` metadata as a JSON object, fast and with sorted keys (stable output).
-enum MetadataCoding {
-    static func encode(_ metadata: [String: String]) -> String? {
+/// Encodes and decodes `[String: String]` metadata as the store keeps it: a JSON object with sorted keys (stable
+/// output), written byte by byte without intermediate strings.
+///
+/// ```swift
+/// MetadataCoding.encode(["HKWasUserEntered": "1"])  // {"HKWasUserEntered":"1"}
+/// ```
+public enum MetadataCoding {
+    /// The JSON object, or nil for empty metadata (stored as NULL).
+    public static func encode(_ metadata: [String: String]) -> String? {
         if metadata.isEmpty { return nil }
-        var out = "{"
-        var first = true
-        for key in metadata.keys.sorted() {
-            if !first { out += "," }
-            first = false
-            appendQuoted(key, to: &out)
-            out += ":"
-            appendQuoted(metadata[key] ?? "", to: &out)
-        }
-        out += "}"
-        return out
+        var buffer: [UInt8] = []
+        encode(metadata, into: &buffer)
+        return String(decoding: buffer, as: UTF8.self)
     }
 
-    /// Encodes into a reusable byte buffer (no intermediate Strings): the import loop's path.
-    static func encode(_ metadata: [String: String], into buffer: inout [UInt8]) {
-        buffer.removeAll(keepingCapacity: true)
+    /// Appends the JSON object to `buffer`.
+    public static func encode(_ metadata: [String: String], into buffer: inout [UInt8]) {
         buffer.append(UInt8(ascii: "{"))
         if metadata.count == 1, let (key, value) = metadata.first {
             appendQuoted(key, to: &buffer)
@@ -36,23 +33,36 @@ enum MetadataCoding {
         buffer.append(UInt8(ascii: "}"))
     }
 
-    static func appendQuoted(_ string: String, to buffer: inout [UInt8]) {
+    /// Appends `string` as a JSON string literal (quoted; `"`, `\` and control characters escaped).
+    public static func appendQuoted(_ string: String, to buffer: inout [UInt8]) {
+        var string = string
+        string.withUTF8 { appendQuoted(UnsafeRawBufferPointer($0), to: &buffer) }
+    }
+
+    /// Appends UTF-8 bytes as a JSON string literal (quoted; `"`, `\` and control characters escaped).
+    public static func appendQuoted(_ bytes: UnsafeRawBufferPointer, to buffer: inout [UInt8]) {
         buffer.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): buffer.append(UInt8(ascii: "\\")); buffer.append(byte)
-            case UInt8(ascii: "\\"): buffer.append(UInt8(ascii: "\\")); buffer.append(byte)
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
+        var plainStart = 0
+        for index in 0..<bytes.count {
+            let byte = bytes[index]
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+            if plainStart < index { buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[plainStart..<index])) }
+            plainStart = index + 1
+            if byte >= 0x20 {
+                buffer.append(UInt8(ascii: "\\"))
+                buffer.append(byte)
+            } else {
                 buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                                           hex[Int(byte >> 4)], hex[Int(byte & 0xf)]])
-            default: buffer.append(byte)
+                                           hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0xf)]])
             }
         }
+        if plainStart < bytes.count { buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[plainStart...])) }
         buffer.append(UInt8(ascii: "\""))
     }
 
-    static func decode(_ json: String?) -> [String: String] {
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    public static func decode(_ json: String?) -> [String: String] {
         guard let json, let data = json.data(using: .utf8),
               let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return [:] }
         var result: [String: String] = [:]
@@ -60,22 +70,5 @@ enum MetadataCoding {
             result[key] = value as? String ?? "\(value)"
         }
         return result
-    }
-
-    static func appendQuoted(_ string: String, to out: inout String) {
-        out += "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
     }
 }

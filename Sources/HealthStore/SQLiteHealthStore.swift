@@ -92,7 +92,7 @@ public final class SQLiteHealthStore: HealthStore {
         let size = (try? fm.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
         guard fm.fileExists(atPath: url.path), size > 0 else {
             if !fm.fileExists(atPath: url.path) {
-                fm.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600])
+                _ = fm.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600])
             }
             // 16 KiB pages: fewer B-tree pages to touch per insert and per range scan. The page size is fixed when
             // the database is first written, so set it before the pool switches the file to WAL.
