@@ -242,7 +242,7 @@ final class ParseJob: @unchecked Sendable {
     }
 
     func run(flush: @escaping (ImportBatch) throws -> Void, progress: (Int, Int) -> Void) throws -> ParseOutput {
-        let parser = ExportParser(report: report, batchSize: options.batchSize, strict: options.strict, flush: flush)
+        var parser = ExportParser(report: report, batchSize: options.batchSize, strict: options.strict, flush: flush)
         var scanner = XMLScanner()
         var consumed = 0
         var version: Int? = nil

@@ -26,7 +26,10 @@ struct ImportBatch: Sendable {
 ///
 /// Top-level elements sit at depth 1 (under `HealthData`). A `Record` inside a `Correlation` also appears at the top
 /// level: both copies get the same natural UUID, so the store keeps one and the correlation links to it.
-final class ExportParser {
+///
+/// A value type, mutated in place by the scanner's non-escaping handler: its accesses are checked at compile time,
+/// with no runtime exclusivity bookkeeping on the hot path.
+struct ExportParser {
     var report: ImportReport
     var batch: ImportBatch
     let batchSize: Int
@@ -53,7 +56,7 @@ final class ExportParser {
     /// Records read so far, for progress.
     var records: Int { report.elements["Record", default: 0] + topLevelRecords }
 
-    private func foldCounters() {
+    private mutating func foldCounters() {
         if topLevelRecords > 0 { report.elements["Record", default: 0] += topLevelRecords }
         topLevelRecords = 0
         for (info, count) in typeCounts where count > 0 { report.recordTypes[info.written, default: 0] += count }
@@ -68,7 +71,7 @@ final class ExportParser {
         self.flush = flush
     }
 
-    func handle(_ event: borrowing XMLEvent) throws {
+    mutating func handle(_ event: borrowing XMLEvent) throws {
         switch event {
         case .startElement(let element):
             try start(element)
@@ -82,7 +85,7 @@ final class ExportParser {
     }
 
     /// Batches end between top-level elements, so that `batchSize` bounds every transaction.
-    private func flushIfIdle(bytesRead: Int) throws {
+    private mutating func flushIfIdle(bytesRead: Int) throws {
         guard record == nil, correlation == nil, workout == nil, generic == nil else { return }
         try flushIfFull(bytesRead: bytesRead)
     }
@@ -99,7 +102,7 @@ final class ExportParser {
 
     /// A top-level element starting where a child was expected means the open element's end tag is missing: close
     /// it (its data is kept and the repair reported) and read the new element as top-level.
-    private func recoverFromMissingEndTag(_ element: XMLStartElement) throws -> Bool {
+    private mutating func recoverFromMissingEndTag(_ element: XMLStartElement) throws -> Bool {
         guard depth(element.depth) == 2, Self.topLevelNames.contains(where: { element.name == $0 }) else { return false }
         if element.name == "Record", correlation != nil, record == nil { return false }  // a correlation's member
         let open: String
@@ -138,7 +141,7 @@ final class ExportParser {
     }
 
     /// Sends what is left. Call once, after the scanner's `finish`.
-    func finish(bytesRead: Int) throws {
+    mutating func finish(bytesRead: Int) throws {
         foldCounters()
         batch.bytesRead = bytesRead
         batch.samples.tables = caches.tables
@@ -146,7 +149,7 @@ final class ExportParser {
         batch = ImportBatch(capacity: batchSize)
     }
 
-    func flushIfFull(bytesRead: Int) throws {
+    mutating func flushIfFull(bytesRead: Int) throws {
         if batch.samples.count >= batchSize || batch.documents.count >= 2_000 || batch.workouts.count >= 1_000 {
             batch.bytesRead = bytesRead
             batch.samples.tables = caches.tables
@@ -157,7 +160,7 @@ final class ExportParser {
 
     // MARK: Events
 
-    private func malformed(_ error: XMLScanError) throws {
+    private mutating func malformed(_ error: XMLScanError) throws {
         if strict {
             throw HealthError(.importMalformed, "\(error) (stopped: --strict)")
         }
@@ -171,7 +174,7 @@ final class ExportParser {
         return generic?.name
     }
 
-    private func start(_ element: XMLStartElement) throws {
+    private mutating func start(_ element: XMLStartElement) throws {
         switch depth(element.depth) {
         case ...0:
             guard !sawRoot else { return }
@@ -188,7 +191,7 @@ final class ExportParser {
         }
     }
 
-    private func startTopLevel(_ element: XMLStartElement) throws {
+    private mutating func startTopLevel(_ element: XMLStartElement) throws {
         let name = element.name
         if name == "Record" {
             topLevelRecords += 1
@@ -211,7 +214,7 @@ final class ExportParser {
         }
     }
 
-    private func startChild(_ element: XMLStartElement) throws {
+    private mutating func startChild(_ element: XMLStartElement) throws {
         let name = element.name
         if try recoverFromMissingEndTag(element) { return }
         // Builders are mutated in place (optional chaining), never copied out and back: a copy would share the
@@ -237,7 +240,8 @@ final class ExportParser {
             return
         }
         if workout != nil {
-            workout?.addChild(element, depth: depth(element.depth))
+            let level = depth(element.depth)
+            workout?.addChild(element, depth: level)
             return
         }
         if generic != nil {
@@ -248,7 +252,7 @@ final class ExportParser {
         report.skip(name.string, line: element.line, offset: element.offset, reason: "orphan element (its parent was malformed)")
     }
 
-    private func end(_ element: XMLEndElement) throws {
+    private mutating func end(_ element: XMLEndElement) throws {
         if let builder = record, element.name == "Record" {
             record = nil
             try finishRecord(builder, element: nil)
@@ -268,7 +272,8 @@ final class ExportParser {
             return
         }
         if workout != nil {
-            workout?.endChild(depth: depth(element.depth))
+            let level = depth(element.depth)
+            workout?.endChild(depth: level)
         } else if generic != nil {
             generic?.endChild(element)
         }
@@ -276,7 +281,7 @@ final class ExportParser {
 
     // MARK: Building
 
-    private func finishRecord(_ builder: RecordBuilder, element: XMLStartElement?) throws {
+    private mutating func finishRecord(_ builder: RecordBuilder, element: XMLStartElement?) throws {
         switch builder.build(&metadata, into: &batch.samples, caches: &caches) {
         case .success(let uuid):
             let index = builder.info.index
@@ -294,7 +299,7 @@ final class ExportParser {
         }
     }
 
-    private func finishCorrelation(_ builder: CorrelationBuilder) throws {
+    private mutating func finishCorrelation(_ builder: CorrelationBuilder) throws {
         switch builder.build() {
         case .success(let correlation):
             batch.correlations.append(correlation)
@@ -306,7 +311,7 @@ final class ExportParser {
         }
     }
 
-    private func finishWorkout(_ builder: WorkoutBuilder) throws {
+    private mutating func finishWorkout(_ builder: WorkoutBuilder) throws {
         switch builder.build() {
         case .success(let (workout, inlineRoutes, fileRoutes)):
             batch.workouts.append(workout)
@@ -323,7 +328,7 @@ final class ExportParser {
         }
     }
 
-    private func finishGeneric(_ builder: GenericBuilder) throws {
+    private mutating func finishGeneric(_ builder: GenericBuilder) throws {
         let object = builder.object()
         let attributes = builder.attributes
         func date(_ key: String) -> Date? {
