@@ -51,17 +51,12 @@ public struct ExportImporter: Sendable {
     public func run(_ url: URL, progress: (@Sendable (ImportProgress) -> Void)? = nil) async throws -> ImportReport {
         let started = Date()
         let input = try ExportInput.open(url, limits: options.limits)
-        let hash = try Self.contentHash(input)
-        if !options.force, let stored = try await store.setting(Self.settingKey(hash)),
-           var previous = try? JSONDecoder().decode(ImportReport.self, from: Data(stored.utf8)) {
-            previous.alreadyImported = true
-            previous.elapsedSeconds = Date().timeIntervalSince(started)
-            logger.info("already imported", metadata: ["sha256": "\(hash)"])
-            return previous
-        }
-        logger.info("import started", metadata: ["path": "\(url.path)", "entry": "\(input.mainName)"])
+        // The content hash is computed while the parser starts on the other core; nothing is saved before it is
+        // known, and a file already imported stops the parser at once.
+        let subject = input.hashSubject
+        let hashing = Task.detached(priority: .high) { try Self.contentHash(subject) }
 
-        var report = ImportReport(path: url.path, contentHash: hash)
+        var report = ImportReport(path: url.path, contentHash: "")
         let totalBytes = Int(input.mainSize)
         let state = PipeState(progress: ImportProgress(bytesRead: 0, totalBytes: totalBytes, records: 0, elapsedSeconds: 0))
         let slots = DispatchSemaphore(value: 2)
@@ -89,6 +84,32 @@ public struct ExportImporter: Sendable {
         thread.name = "healthbridge-import-parser"
         thread.start()
 
+        /// Stops the parser and waits for it: every slot it may wait for is given back.
+        func stopParser() async {
+            state.cancelled.store(true, ordering: .relaxed)
+            slots.signal()
+            slots.signal()
+            for await _ in batches { slots.signal() }
+        }
+
+        let hash: String
+        do {
+            hash = try await hashing.value
+            if !options.force, let stored = try await store.setting(Self.settingKey(hash)),
+               var previous = try? JSONDecoder().decode(ImportReport.self, from: Data(stored.utf8)) {
+                await stopParser()
+                previous.alreadyImported = true
+                previous.elapsedSeconds = Date().timeIntervalSince(started)
+                logger.info("already imported", metadata: ["sha256": "\(hash)"])
+                return previous
+            }
+        } catch {
+            await stopParser()
+            throw error
+        }
+        report.contentHash = hash
+        logger.info("import started", metadata: ["path": "\(url.path)", "entry": "\(input.mainName)"])
+
         let ticker = progress.map { callback in
             Task {
                 while !Task.isCancelled {
@@ -115,10 +136,7 @@ public struct ExportImporter: Sendable {
                 slots.signal()
             }
         } catch {
-            state.cancelled.store(true, ordering: .relaxed)
-            slots.signal()
-            slots.signal()
-            for await _ in batches { slots.signal() }
+            await stopParser()
             throw error
         }
         // A cancelled task ends the batch stream early (batches may have been dropped): never record it as finished.
@@ -183,7 +201,7 @@ public struct ExportImporter: Sendable {
 
     /// SHA-256 of what was imported: the file (zip or xml), or for a folder the main XML plus the names and sizes of
     /// the other files.
-    static func contentHash(_ input: ExportInput) throws -> String {
+    static func contentHash(_ subject: ExportInput.HashSubject) throws -> String {
         var hasher = SHA256()
         func hashFile(_ url: URL) throws {
             guard let handle = FileHandle(forReadingAtPath: url.path) else {
@@ -192,8 +210,8 @@ public struct ExportImporter: Sendable {
             defer { try? handle.close() }
             while let data = try handle.read(upToCount: 4 << 20), !data.isEmpty { hasher.update(data: data) }
         }
-        switch input.kind {
-        case .xml(let url), .zip(let url, _, _, _):
+        switch subject {
+        case .file(let url):
             try hashFile(url)
         case .folder(let root, let main):
             try hashFile(main)
@@ -242,7 +260,8 @@ final class ParseJob: @unchecked Sendable {
     }
 
     func run(flush: @escaping (ImportBatch) throws -> Void, progress: (Int, Int) -> Void) throws -> ParseOutput {
-        var parser = ExportParser(report: report, batchSize: options.batchSize, strict: options.strict, flush: flush)
+        var parser = ExportParser(report: report, batchSize: options.batchSize, totalBytes: Int(input.mainSize),
+                                  strict: options.strict, flush: flush)
         var scanner = XMLScanner()
         var consumed = 0
         var version: Int? = nil

@@ -30,6 +30,21 @@ struct ExportInput {
     let url: URL
     let limits: ArchiveLimits
 
+    /// What an import's content hash covers.
+    enum HashSubject: Sendable {
+        /// The zip or XML file.
+        case file(URL)
+        /// A folder's main XML, and the names and sizes of the other files.
+        case folder(root: URL, main: URL)
+    }
+
+    var hashSubject: HashSubject {
+        switch kind {
+        case .xml(let url), .zip(let url, _, _, _): .file(url)
+        case .folder(let root, let main): .folder(root: root, main: main)
+        }
+    }
+
     /// The main XML's size in bytes (uncompressed).
     var mainSize: UInt64 {
         switch kind {

@@ -63,8 +63,14 @@ struct ExportParser {
         typeCounts.removeAll()
     }
 
-    init(report: ImportReport, batchSize: Int, strict: Bool, flush: @escaping (ImportBatch) throws -> Void) {
+    /// The main XML's size, when known (0 otherwise): batches shrink near its end.
+    let totalBytes: Int
+    private var batchesSent = 0
+
+    init(report: ImportReport, batchSize: Int, totalBytes: Int = 0, strict: Bool,
+         flush: @escaping (ImportBatch) throws -> Void) {
         self.report = report
+        self.totalBytes = totalBytes
         self.batch = ImportBatch(capacity: batchSize)
         self.batchSize = batchSize
         self.strict = strict
@@ -140,6 +146,15 @@ struct ExportParser {
         return true
     }
 
+    /// How many samples the current batch holds before it is sent: `batchSize`, except for the first batches
+    /// (2,000, then doubling), so that the saver starts early, and for those in the last 1/32 of the file (an eighth
+    /// of `batchSize`, at least 1,000), so that it finishes soon after the parser. Parser and saver overlap longer.
+    private func sampleLimit(bytesRead: Int) -> Int {
+        var limit = batchesSent < 4 ? min(batchSize, 2_000 << batchesSent) : batchSize
+        if totalBytes > 0, bytesRead > totalBytes - totalBytes / 32 { limit = min(limit, max(batchSize / 8, 1_000)) }
+        return limit
+    }
+
     /// Sends what is left. Call once, after the scanner's `finish`.
     mutating func finish(bytesRead: Int) throws {
         foldCounters()
@@ -150,10 +165,12 @@ struct ExportParser {
     }
 
     mutating func flushIfFull(bytesRead: Int) throws {
-        if batch.samples.count >= batchSize || batch.documents.count >= 2_000 || batch.workouts.count >= 1_000 {
+        if batch.samples.count >= sampleLimit(bytesRead: bytesRead) || batch.documents.count >= 2_000
+            || batch.workouts.count >= 1_000 {
             batch.bytesRead = bytesRead
             batch.samples.tables = caches.tables
             try flush(batch)
+            batchesSent += 1
             batch = ImportBatch(capacity: batchSize)
         }
     }
