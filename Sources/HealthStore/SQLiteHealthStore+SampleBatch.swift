@@ -24,12 +24,17 @@ extension SQLiteHealthStore {
     /// Rows bound into one multi-row INSERT: amortises SQLite's per-statement work (cursor open/close, halt).
     static let rowsPerStatement = 32
 
-    static func insertSQL(rows: Int) -> String {
+    /// One row with all 15 columns bound.
+    static let insertOneSQL = insertSQL(rows: 1, values: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+    /// `rowsPerStatement` rows without a time zone or sync identifier: 12 parameters each, the rest NULL.
+    static let insertPlainSQL = insertSQL(rows: rowsPerStatement, values: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, NULL, NULL, ?)")
+
+    static func insertSQL(rows: Int, values: String) -> String {
         """
         INSERT OR IGNORE INTO samples
         (seq, uuid, type_id, source_id, start, "end", value, unit_id, created, tz_offset, tz_name,
          source_version, sync_id, sync_version, metadata)
-        VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: rows).joined(separator: ", "))
+        VALUES \(Array(repeating: values, count: rows).joined(separator: ", "))
         """
     }
 
@@ -44,8 +49,8 @@ extension SQLiteHealthStore {
     func insert(_ batch: SampleBatch, _ db: Database) throws -> (SaveResult, Set<String>, Int64) {
         let plan = try BatchPlan(batch, store: self, db)
         var state = InsertState(seq: try currentSequence(db), plan: plan)
-        let single = try db.cachedStatement(sql: Self.insertSQL(rows: 1)).sqliteStatement
-        let multi = try db.cachedStatement(sql: Self.insertSQL(rows: Self.rowsPerStatement)).sqliteStatement
+        let single = try db.cachedStatement(sql: Self.insertOneSQL).sqliteStatement
+        let multi = try db.cachedStatement(sql: Self.insertPlainSQL).sqliteStatement
         defer {
             // The statements point into the batch's buffers: forget them before the buffers go.
             sqlite3_clear_bindings(single)
@@ -89,7 +94,7 @@ extension SQLiteHealthStore {
                             return
                         }
                         for (position, index) in chunk.enumerated() {
-                            binder.bind(multi, base: Int32(position * 15), row: index, seq: state.seq + Int64(position) + 1)
+                            binder.bindPlain(multi, base: Int32(position * 12), row: index, seq: state.seq + Int64(position) + 1)
                         }
                         let inserted = try step(multi)
                         if inserted > 0 { state.seq += Int64(chunk.count) }
@@ -103,9 +108,14 @@ extension SQLiteHealthStore {
                     for index in rows.indices {
                         let row = rows[index]
                         state.notePair(row)
-                        guard !row.syncIdentifier.isEmpty else {
-                            chunk.append(index)
-                            if chunk.count == Self.rowsPerStatement { try flushChunk() }
+                        if row.syncIdentifier.isEmpty {
+                            if row.timeZone.isEmpty {
+                                chunk.append(index)
+                                if chunk.count == Self.rowsPerStatement { try flushChunk() }
+                            } else {
+                                try flushChunk()  // keeps the rows in order
+                                try insertOne(index)
+                            }
                             continue
                         }
                         // Sync identifiers need a lookup: write what is pending first, then this row on its own.
@@ -268,6 +278,29 @@ struct RowBinder {
     /// Binds row `index`'s 15 columns starting at parameter `base + 1`.
     @inline(__always)
     func bind(_ stmt: OpaquePointer?, base: Int32, row index: Int, seq: Int64) {
+        bindCommon(stmt, base: base, row: index, seq: seq)
+        let row = rows[index]
+        bindText(stmt, base + 11, text, row.timeZone)
+        bindText(stmt, base + 12, versions, plan.versionRanges[Int(row.source)])
+        bindText(stmt, base + 13, text, row.syncIdentifier)
+        if row.syncIdentifier.isEmpty || row.syncVersion == .min { sqlite3_bind_null(stmt, base + 14) } else {
+            sqlite3_bind_int64(stmt, base + 14, row.syncVersion)
+        }
+        bindText(stmt, base + 15, text, row.metadata)
+    }
+
+    /// Binds the 12 parameters of ``SQLiteHealthStore/insertPlainSQL``'s row (no time zone, no sync identifier).
+    @inline(__always)
+    func bindPlain(_ stmt: OpaquePointer?, base: Int32, row index: Int, seq: Int64) {
+        bindCommon(stmt, base: base, row: index, seq: seq)
+        let row = rows[index]
+        bindText(stmt, base + 11, versions, plan.versionRanges[Int(row.source)])
+        bindText(stmt, base + 12, text, row.metadata)
+    }
+
+    /// The first ten columns, the same in both statements.
+    @inline(__always)
+    func bindCommon(_ stmt: OpaquePointer?, base: Int32, row index: Int, seq: Int64) {
         let row = rows[index]
         sqlite3_bind_int64(stmt, base + 1, seq)
         if let offset = SQLiteHealthStore.uuidOffset, let start = rows.baseAddress {
@@ -294,13 +327,6 @@ struct RowBinder {
         if row.utcOffset == .min { sqlite3_bind_null(stmt, base + 10) } else {
             sqlite3_bind_int64(stmt, base + 10, Int64(row.utcOffset))
         }
-        bindText(stmt, base + 11, text, row.timeZone)
-        bindText(stmt, base + 12, versions, plan.versionRanges[Int(row.source)])
-        bindText(stmt, base + 13, text, row.syncIdentifier)
-        if row.syncIdentifier.isEmpty || row.syncVersion == .min { sqlite3_bind_null(stmt, base + 14) } else {
-            sqlite3_bind_int64(stmt, base + 14, row.syncVersion)
-        }
-        bindText(stmt, base + 15, text, row.metadata)
     }
 
     @inline(__always)
