@@ -190,33 +190,75 @@ public struct SampleTables: Sendable {
     private var typeIndex: [String: Int32] = [:]
     private var sourceIndex: [HealthSource: Int32] = [:]
     private var unitIndex: [String: Int32] = [:]
+    /// The last few indexes returned, checked before hashing: consecutive samples mostly share their strings (often
+    /// the very same objects, which compare by identity).
+    private var recentTypes = RecentIndexes()
+    private var recentSources = RecentIndexes()
+    private var recentUnits = RecentIndexes()
 
     public init() {}
 
     /// The index of a type identifier, added when new.
     public mutating func type(_ identifier: String) -> Int32 {
-        if let index = typeIndex[identifier] { return index }
-        let index = Int32(types.count)
-        types.append(identifier)
-        typeIndex[identifier] = index
+        if let index = recentTypes.first(where: { types[Int($0)] == identifier }) { return index }
+        let index = typeIndex[identifier] ?? {
+            let index = Int32(types.count)
+            types.append(identifier)
+            typeIndex[identifier] = index
+            return index
+        }()
+        recentTypes.remember(index)
         return index
     }
 
     /// The index of a source (name, version and device), added when new.
     public mutating func source(_ source: HealthSource) -> Int32 {
-        if let index = sourceIndex[source] { return index }
-        let index = Int32(sources.count)
-        sources.append(source)
-        sourceIndex[source] = index
+        if let index = recentSources.first(where: { sources[Int($0)] == source }) { return index }
+        let index = sourceIndex[source] ?? {
+            let index = Int32(sources.count)
+            sources.append(source)
+            sourceIndex[source] = index
+            return index
+        }()
+        recentSources.remember(index)
         return index
     }
 
     /// The index of an HKUnit string, added when new.
     public mutating func unit(_ unit: String) -> Int32 {
-        if let index = unitIndex[unit] { return index }
-        let index = Int32(units.count)
-        units.append(unit)
-        unitIndex[unit] = index
+        if let index = recentUnits.first(where: { units[Int($0)] == unit }) { return index }
+        let index = unitIndex[unit] ?? {
+            let index = Int32(units.count)
+            units.append(unit)
+            unitIndex[unit] = index
+            return index
+        }()
+        recentUnits.remember(index)
         return index
+    }
+}
+
+/// Up to four table indexes, the newest replacing the oldest.
+struct RecentIndexes: Sendable {
+    private var slots: (Int32, Int32, Int32, Int32) = (-1, -1, -1, -1)
+    private var next = 0
+
+    @inline(__always)
+    func first(where matches: (Int32) -> Bool) -> Int32? {
+        if slots.0 >= 0, matches(slots.0) { return slots.0 }
+        if slots.1 >= 0, matches(slots.1) { return slots.1 }
+        if slots.2 >= 0, matches(slots.2) { return slots.2 }
+        if slots.3 >= 0, matches(slots.3) { return slots.3 }
+        return nil
+    }
+
+    mutating func remember(_ index: Int32) {
+        switch next {
+        case 0: slots.0 = index
+        case 1: slots.1 = index
+        case 2: slots.2 = index
+        default: slots.3 = index
+        }
+        next = (next + 1) % 4
     }
 }
