@@ -26,8 +26,8 @@ extension SQLiteHealthStore {
 
     /// One row with all 15 columns bound.
     static let insertOneSQL = insertSQL(rows: 1, values: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-    /// `rowsPerStatement` rows without a time zone or sync identifier: 12 parameters each, the rest NULL.
-    static let insertPlainSQL = insertSQL(rows: rowsPerStatement, values: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, NULL, NULL, ?)")
+    /// `rowsPerStatement` rows without a sync identifier: 13 parameters each, the sync columns NULL.
+    static let insertPlainSQL = insertSQL(rows: rowsPerStatement, values: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?)")
 
     static func insertSQL(rows: Int, values: String) -> String {
         """
@@ -94,7 +94,7 @@ extension SQLiteHealthStore {
                             return
                         }
                         for (position, index) in chunk.enumerated() {
-                            binder.bindPlain(multi, base: Int32(position * 12), row: index, seq: state.seq + Int64(position) + 1)
+                            binder.bindPlain(multi, base: Int32(position * 13), row: index, seq: state.seq + Int64(position) + 1)
                         }
                         let inserted = try step(multi)
                         if inserted > 0 { state.seq += Int64(chunk.count) }
@@ -108,14 +108,9 @@ extension SQLiteHealthStore {
                     for index in rows.indices {
                         let row = rows[index]
                         state.notePair(row)
-                        if row.syncIdentifier.isEmpty {
-                            if row.timeZone.isEmpty {
-                                chunk.append(index)
-                                if chunk.count == Self.rowsPerStatement { try flushChunk() }
-                            } else {
-                                try flushChunk()  // keeps the rows in order
-                                try insertOne(index)
-                            }
+                        guard !row.syncIdentifier.isEmpty else {
+                            chunk.append(index)
+                            if chunk.count == Self.rowsPerStatement { try flushChunk() }
                             continue
                         }
                         // Sync identifiers need a lookup: write what is pending first, then this row on its own.
@@ -289,13 +284,14 @@ struct RowBinder {
         bindText(stmt, base + 15, text, row.metadata)
     }
 
-    /// Binds the 12 parameters of ``SQLiteHealthStore/insertPlainSQL``'s row (no time zone, no sync identifier).
+    /// Binds the 13 parameters of ``SQLiteHealthStore/insertPlainSQL``'s row (no sync identifier).
     @inline(__always)
     func bindPlain(_ stmt: OpaquePointer?, base: Int32, row index: Int, seq: Int64) {
         bindCommon(stmt, base: base, row: index, seq: seq)
         let row = rows[index]
-        bindText(stmt, base + 11, versions, plan.versionRanges[Int(row.source)])
-        bindText(stmt, base + 12, text, row.metadata)
+        bindText(stmt, base + 11, text, row.timeZone)
+        bindText(stmt, base + 12, versions, plan.versionRanges[Int(row.source)])
+        bindText(stmt, base + 13, text, row.metadata)
     }
 
     /// The first ten columns, the same in both statements.
