@@ -1,67 +1,61 @@
-import Crypto
 import ExportClient
 import Foundation
 import HealthModel
+import HealthService
 import Hummingbird
 import HummingbirdCore
 import NIOCore
 
-/// A validated `health/data` request.
-struct DataQuery: Sendable {
-    /// Resolved, deduplicated, in the order asked.
-    var types: [SampleType]
-    var start: Date
-    var end: Date
-    var limit: Int
-    var cursor: DataCursor?
-    /// Binds cursors to the types and range they were issued for.
-    var hash: String
-}
+/// Query parameters of a request, read strictly: a parameter given twice, a number that is not one, a flag that is
+/// not true or false is `HEALTH_INVALID_ARGUMENT` naming the parameter. What they mean is the service's business.
+struct APIParameters {
+    let parameters: FlatDictionary<Substring, Substring>
 
-/// Where the next page starts: the type (index into the request's types) and the store's cursor inside it.
-struct DataCursor: Sendable, Equatable {
-    var typeIndex: Int
-    var storeCursor: String?
-    var queryHash: String
-
-    func encoded() -> String {
-        let text = "v1:\(typeIndex):\(queryHash):\(storeCursor ?? "")"
-        return Data(text.utf8).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-
-    static func decode(_ text: String) -> DataCursor? {
-        guard text.utf8.count <= 512 else { return nil }
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.utf8.count % 4 != 0 { base64 += "=" }
-        guard let data = Data(base64Encoded: base64), let decoded = String(data: data, encoding: .utf8) else { return nil }
-        let parts = decoded.split(separator: ":", maxSplits: 3, omittingEmptySubsequences: false)
-        guard parts.count == 4, parts[0] == "v1", let index = Int(parts[1]), index >= 0 else { return nil }
-        return DataCursor(typeIndex: index, storeCursor: parts[3].isEmpty ? nil : String(parts[3]), queryHash: String(parts[2]))
-    }
-}
-
-/// Boundary validation of data requests: every problem is a 400 with a JSON error naming the parameter.
-enum DataQueryParser {
-    static func fromQuery(_ uri: URI, _ configuration: ExportServerConfiguration) throws -> DataQuery {
-        let parameters = uri.queryParameters
-        for name in ["types", "start", "end", "limit", "cursor"] where parameters[values: Substring(name)].count > 1 {
-            throw APIError(.badRequest, "INVALID_ARGUMENT", "\(name) is given more than once")
-        }
-        var types: [String] = []
-        if let list = parameters["types"] {
-            types = list.split(separator: ",").map { String($0) }
-        }
-        var limit: Int?
-        if let text = parameters["limit"] {
-            guard let value = Int(text) else {
-                throw APIError(.badRequest, "INVALID_ARGUMENT", "limit must be a whole number from 1 to \(configuration.maxLimit)")
+    init(_ uri: URI, allowed: [String]) throws(HealthError) {
+        parameters = uri.queryParameters
+        for (key, _) in parameters {
+            let name = String(key)
+            guard allowed.contains(name) else {
+                throw HealthError(.invalidArgument, "unknown parameter '\(name.prefix(64))'; this endpoint takes \(allowed.joined(separator: ", "))")
             }
-            limit = value
+            guard parameters[values: key].count == 1 else {
+                throw HealthError(.invalidArgument, "\(name) is given more than once")
+            }
         }
-        return try build(types: types, start: parameters["start"].map(String.init), end: parameters["end"].map(String.init),
-                         limit: limit, cursor: parameters["cursor"].map(String.init), configuration)
+    }
+
+    func string(_ name: String) -> String? {
+        parameters[Substring(name)].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    func int(_ name: String) throws(HealthError) -> Int? {
+        guard let text = string(name) else { return nil }
+        guard let value = Int(text) else { throw HealthError(.invalidArgument, "\(name) must be a whole number, got '\(text.prefix(32))'") }
+        return value
+    }
+
+    func bool(_ name: String) throws(HealthError) -> Bool? {
+        guard let text = string(name) else { return nil }
+        switch text.lowercased() {
+        case "true", "1": return true
+        case "false", "0": return false
+        default: throw HealthError(.invalidArgument, "\(name) must be true or false, got '\(text.prefix(32))'")
+        }
+    }
+
+    /// A comma-separated list.
+    func list(_ name: String) -> [String]? {
+        string(name).map { $0.split(separator: ",").map(String.init) }
+    }
+}
+
+/// `health/data` requests: query parameters or a JSON body, both into the service's ``TypedSamplesRequest``.
+enum DataQueryParser {
+    static func fromQuery(_ uri: URI) throws -> TypedSamplesRequest {
+        let parameters = try APIParameters(uri, allowed: ["types", "start", "end", "limit", "cursor"])
+        return TypedSamplesRequest(types: parameters.list("types"), start: parameters.string("start"),
+                                   end: parameters.string("end"), limit: try parameters.int("limit"),
+                                   cursor: parameters.string("cursor"))
     }
 
     /// The body of `POST health/data`: `{"types": ["stepCount"] | "stepCount,heartRate", "start": …, "end": …,
@@ -82,7 +76,7 @@ enum DataQueryParser {
             } else if let text = try? container.decodeIfPresent(String.self, forKey: .types) {
                 types = text.split(separator: ",").map(String.init)
             } else if container.contains(.types), try !container.decodeNil(forKey: .types) {
-                throw APIError(.badRequest, "INVALID_ARGUMENT", "types must be an array of strings or a comma-separated string")
+                throw HealthError(.invalidArgument, "types must be an array of strings or a comma-separated string")
             }
             start = try container.decodeIfPresent(String.self, forKey: .start)
             end = try container.decodeIfPresent(String.self, forKey: .end)
@@ -91,106 +85,27 @@ enum DataQueryParser {
         }
     }
 
-    static func fromBody(_ buffer: ByteBuffer, _ configuration: ExportServerConfiguration) throws -> DataQuery {
+    static func fromBody(_ buffer: ByteBuffer) throws -> TypedSamplesRequest {
         let body = try decode(Body.self, buffer)
-        return try build(types: body.types ?? [], start: body.start, end: body.end, limit: body.limit, cursor: body.cursor,
-                         configuration)
+        return TypedSamplesRequest(types: body.types, start: body.start, end: body.end, limit: body.limit, cursor: body.cursor)
     }
 
     static func decode<T: Decodable>(_ type: T.Type, _ buffer: ByteBuffer) throws -> T {
         guard buffer.readableBytes > 0 else {
-            throw APIError(.badRequest, "BAD_REQUEST", "a JSON body is required")
+            throw HealthError(.invalidArgument, "a JSON body is required")
         }
         do {
             return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
-        } catch let error as APIError {
+        } catch let error as HealthError {
             throw error
         } catch DecodingError.keyNotFound(let key, _) {
-            throw APIError(.badRequest, "BAD_REQUEST", "the JSON body lacks '\(key.stringValue)'")
+            throw HealthError(.invalidArgument, "the JSON body lacks '\(key.stringValue)'")
         } catch DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context) {
             let path = context.codingPath.map(\.stringValue).filter { !$0.isEmpty }.joined(separator: ".")
-            throw APIError(.badRequest, "BAD_REQUEST", "the JSON body has the wrong type at '\(path.prefix(64))'")
+            throw HealthError(.invalidArgument, "the JSON body has the wrong type at '\(path.prefix(64))'")
         } catch {
-            throw APIError(.badRequest, "BAD_REQUEST", "the body is not valid JSON")
+            throw HealthError(.invalidArgument, "the body is not valid JSON")
         }
-    }
-
-    static func build(types names: [String], start: String?, end: String?, limit: Int?, cursor: String?,
-                      _ configuration: ExportServerConfiguration) throws -> DataQuery {
-        let names = names.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        guard !names.isEmpty else {
-            throw APIError(.badRequest, "INVALID_ARGUMENT", "types is required: type identifiers, e.g. types=stepCount,heartRate")
-        }
-        guard names.count <= configuration.maxTypesPerRequest else {
-            throw APIError(.badRequest, "INVALID_ARGUMENT", "at most \(configuration.maxTypesPerRequest) types per request")
-        }
-        var types: [SampleType] = []
-        var seen = Set<String>()
-        for name in names {
-            guard name.utf8.count <= 128, name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
-                throw APIError(.badRequest, "HEALTH_INVALID_TYPE", "type names are ASCII identifiers of at most 128 characters")
-            }
-            let type: SampleType
-            do {
-                type = try SampleTypeRegistry.resolve(name)
-            } catch {
-                throw APIError(.badRequest, error.code.rawValue, error.message)
-            }
-            guard type.kind == .quantity || type.kind == .category else {
-                throw APIError(.badRequest, "HEALTH_INVALID_TYPE", "\(type.identifier) is a \(type.kind.rawValue) type; only quantity and category types are exported")
-            }
-            if seen.insert(type.identifier).inserted { types.append(type) }
-        }
-        let startDate = try instant(start, name: "start")
-        let endDate = try instant(end, name: "end")
-        guard endDate > startDate else {
-            throw APIError(.badRequest, "HEALTH_INVALID_RANGE", "end must be after start")
-        }
-        guard endDate.timeIntervalSince(startDate) <= configuration.maxRange else {
-            throw APIError(.badRequest, "HEALTH_INVALID_RANGE",
-                           "the range is longer than \(Int(configuration.maxRange / 86_400)) days; ask in several requests")
-        }
-        let resolvedLimit = limit ?? configuration.defaultLimit
-        guard (1...configuration.maxLimit).contains(resolvedLimit) else {
-            throw APIError(.badRequest, "INVALID_ARGUMENT", "limit must be from 1 to \(configuration.maxLimit)")
-        }
-        let hash = queryHash(types: types.map(\.identifier), start: startDate, end: endDate)
-        var decodedCursor: DataCursor?
-        if let cursor, !cursor.isEmpty {
-            guard let parsed = DataCursor.decode(cursor), parsed.queryHash == hash, parsed.typeIndex < types.count else {
-                throw APIError(.badRequest, "INVALID_CURSOR", "cursor is not one this server issued for these types and range; start again without it")
-            }
-            decodedCursor = parsed
-        }
-        return DataQuery(types: types, start: startDate, end: endDate, limit: resolvedLimit, cursor: decodedCursor, hash: hash)
-    }
-
-    /// An ISO-8601 instant that names its zone (`Z` or an offset).
-    static func instant(_ text: String?, name: String) throws -> Date {
-        guard let text, !text.isEmpty else {
-            throw APIError(.badRequest, "HEALTH_INVALID_RANGE", "\(name) is required: an ISO-8601 instant such as 2026-01-07T00:00:00Z")
-        }
-        guard text.utf8.count <= 40, let date = ISO8601.date(text), hasZone(text) else {
-            throw APIError(.badRequest, "HEALTH_INVALID_RANGE",
-                           "\(name) must be an ISO-8601 instant with a zone, such as 2026-01-07T00:00:00Z or 2026-01-07T01:00:00+01:00")
-        }
-        let seconds = date.timeIntervalSince1970
-        guard seconds >= 0, seconds < 4_102_444_800 else {   // 1970 … 2100
-            throw APIError(.badRequest, "HEALTH_INVALID_RANGE", "\(name) must be between 1970 and 2100")
-        }
-        return date
-    }
-
-    static func hasZone(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        guard bytes.count > 19 else { return false }
-        if bytes.last == UInt8(ascii: "Z") || bytes.last == UInt8(ascii: "z") { return true }
-        return bytes[19...].contains(UInt8(ascii: "+")) || bytes[19...].contains(UInt8(ascii: "-"))
-    }
-
-    static func queryHash(types: [String], start: Date, end: Date) -> String {
-        let text = types.joined(separator: ",") + "|\(start.timeIntervalSince1970)|\(end.timeIntervalSince1970)"
-        return String(CertificateFingerprint.hex(SHA256.hash(data: Data(text.utf8))).prefix(16))
     }
 }
 

@@ -34,11 +34,6 @@ public struct ExportServerConfiguration: Sendable {
     /// A response must be read by the client within this time.
     public var responseTimeout: Duration = .seconds(30)
     public var maxConnections = 512
-    /// The longest `start…end` range a data request may ask for.
-    public var maxRange: TimeInterval = 366 * 86_400
-    public var defaultLimit = 1_000
-    public var maxLimit = 5_000
-    public var maxTypesPerRequest = 32
     /// Wrong pairing codes from one address that are free before backing off, the first back-off and its cap (s).
     public var pairingFreeFailures = 3
     public var pairingBackoff: Double = 2
@@ -64,7 +59,7 @@ public struct ExportServer: Sendable {
     let limiter: RateLimiter
     let throttle: PairingThrottle
 
-    public static let serverVersion = "0.1.0"
+    public static let serverVersion = HealthBridgeVersion.current
 
     public init(configuration: ExportServerConfiguration, identity: ExportIdentity, state: ExportState,
                 service: HealthService, logger: Logger) {
@@ -112,6 +107,14 @@ public struct ExportServer: Sendable {
         ("GET", "/api/v1/health/types"),
         ("GET", "/api/v1/health/data"),
         ("POST", "/api/v1/health/data"),
+        ("GET", "/api/v1/health/statistics"),
+        ("GET", "/api/v1/health/latest"),
+        ("GET", "/api/v1/health/sleep"),
+        ("GET", "/api/v1/health/workouts"),
+        ("GET", "/api/v1/health/workouts/{uuid}"),
+        ("GET", "/api/v1/health/activity"),
+        ("GET", "/api/v1/health/sources"),
+        ("GET", "/api/v1/health/today"),
         ("GET", "/api/v1/openapi.json"),
     ]
 
@@ -123,12 +126,13 @@ public struct ExportServer: Sendable {
         api.get("status") { _, context in try await self.status(context) }
         api.get("health/types") { _, context in try await self.types(context) }
         api.get("health/data") { request, context in
-            try await self.data(try DataQueryParser.fromQuery(request.uri, self.configuration), request, context)
+            try await self.data(try DataQueryParser.fromQuery(request.uri), context)
         }
         api.post("health/data") { request, context in
             let body = try await request.body.collect(upTo: self.configuration.maxBodyBytes)
-            return try await self.data(try DataQueryParser.fromBody(body, self.configuration), request, context)
+            return try await self.data(try DataQueryParser.fromBody(body), context)
         }
+        addUseCases(to: api)
         api.get("openapi.json") { _, _ in
             Self.json(.ok, OpenAPIDocument.bytes)
         }
@@ -142,7 +146,7 @@ public struct ExportServer: Sendable {
         if let retry = throttle.retryAfter(address) {
             audit.record(AuditEvent(event: .pairFailure, requestId: context.requestId, address: address,
                                     detail: .init(reason: "PAIR_BACKOFF")))
-            throw APIError(.tooManyRequests, "PAIR_BACKOFF",
+            throw APIError(.tooManyRequests, .rateLimited,
                            "too many wrong pairing codes from this address; wait \(retry) s", retryAfter: retry)
         }
         let body = try await request.body.collect(upTo: configuration.maxBodyBytes)
@@ -150,10 +154,10 @@ public struct ExportServer: Sendable {
         let code = ExportState.normalizeCode(pairing.code)
         let name = pairing.clientName.trimmingCharacters(in: .whitespacesAndNewlines)
         guard (1...32).contains(code.count), code.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
-            throw APIError(.badRequest, "INVALID_ARGUMENT", "code must be 1 to 32 letters and digits")
+            throw APIError(.badRequest, .invalidArgument, "code must be 1 to 32 letters and digits")
         }
         guard (1...64).contains(name.count), !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw APIError(.badRequest, "INVALID_ARGUMENT", "clientName must be 1 to 64 printable characters")
+            throw APIError(.badRequest, .invalidArgument, "clientName must be 1 to 64 printable characters")
         }
         let outcome = try await state.redeem(code: code, clientName: name)
         let failure: (String, String)
@@ -180,7 +184,7 @@ public struct ExportServer: Sendable {
         throttle.failed(address)
         audit.record(AuditEvent(event: .pairFailure, requestId: context.requestId, address: address,
                                 detail: .init(reason: failure.0)))
-        throw APIError(.unauthorized, failure.0, failure.1)
+        throw APIError(.unauthorized, .unauthenticated, failure.1)
     }
 
     func deviceName() throws -> String {
@@ -190,80 +194,51 @@ public struct ExportServer: Sendable {
     func status(_ context: ExportContext) async throws -> Response {
         let sharing = try context.sharing ?? state.sharing()
         let last = [sharing.lastExport, audit.pendingLastExport].compactMap { $0 }.max()
+        let shared = try await deviceService(context).types(includingGranted: true).types.map(\.type)
         let answer = StatusResponse(serverVersion: Self.serverVersion, deviceName: sharing.deviceName ?? configuration.defaultDeviceName,
-                                    sharing: sharing.state, enabledTypes: sharing.types,
+                                    sharing: sharing.state, enabledTypes: shared,
                                     lastExport: last.map { ISO8601.string($0) })
         return Self.json(.ok, try JSONEncoder.exportWire.encode(answer))
     }
 
     func types(_ context: ExportContext) async throws -> Response {
-        let sharing = try context.sharing ?? state.sharing()
-        if sharing.state == .paused {
-            return Self.locked(context, extra: ["types": .array([])])
-        }
-        let present = Dictionary(try await service.store.typeSummaries().map { ($0.type, $0) }, uniquingKeysWith: { a, _ in a })
-        let infos: [ExportTypeInfo] = sharing.types.compactMap { identifier in
-            guard let type = SampleTypeRegistry.registered(identifier) else { return nil }
-            let summary = present[type.identifier]
-            return ExportTypeInfo(type: type.identifier, kind: type.kind.rawValue, displayName: type.displayName,
-                                  unit: type.canonicalUnit.map(HealthService.wireUnit), count: summary?.count ?? 0,
-                                  first: summary?.first.map { ISO8601.string($0) }, last: summary?.last.map { ISO8601.string($0) })
+        try requireSharing(context)
+        let result = try await deviceService(context).types(includingGranted: true)
+        let infos = result.types.map { type in
+            ExportTypeInfo(type: type.type, kind: type.kind, displayName: type.displayName, unit: type.unit,
+                           count: type.count, first: type.first, last: type.last)
         }
         return Self.json(.ok, try JSONEncoder.exportWire.encode(TypesResponse(status: .ok, types: infos)))
     }
 
-    func data(_ query: DataQuery, _ request: Request, _ context: ExportContext) async throws -> Response {
-        let sharing = try context.sharing ?? state.sharing()
-        if sharing.state == .paused {
-            return Self.locked(context, extra: ["samples": .array([])])
-        }
-        let shared = Set(sharing.types)
-        let denied = query.types.map(\.identifier).filter { !shared.contains($0) }
-        if !denied.isEmpty {
-            context.trace.setReason("NOT_SHARED", types: denied)
-            let body: JSONValue = [
-                "status": "no_permission", "samples": [], "deniedTypes": .array(denied.map { .string($0) }),
-                "error": ["code": "HEALTH_NOT_AUTHORIZED",
-                          "message": .string("not shared with paired clients: \(denied.joined(separator: ", ")) (enable with `healthbridge sharing types --enable`)")],
-                "requestId": .string(context.requestId),
-            ]
-            return Self.json(.forbidden, body.serialized())
-        }
-        // Read, type after type, from the cursor's position.
-        var samples: [ExportSample] = []
-        samples.reserveCapacity(min(query.limit, 1024))
-        var next: DataCursor?
-        var index = query.cursor?.typeIndex ?? 0
-        var storeCursor = query.cursor?.storeCursor
-        while index < query.types.count {
-            let type = query.types[index]
-            let remaining = query.limit - samples.count
-            if remaining == 0 {
-                next = DataCursor(typeIndex: index, storeCursor: nil, queryHash: query.hash)
-                break
-            }
-            let page = try await service.store.samples(SampleQuery(
-                type: type.identifier, start: query.start, end: query.end, matching: .strictStartDate,
-                limit: remaining, ascending: true, cursor: storeCursor))
-            for sample in page.samples {
-                let wire = try service.wireSample(sample, type: type)
-                samples.append(ExportSample(type: type.identifier, dateISO: wire.dateISO, endDateISO: wire.endDateISO,
-                                            value: wire.value, unit: wire.unit, category: wire.category, source: wire.source))
-            }
-            if let cursor = page.nextCursor {
-                next = DataCursor(typeIndex: index, storeCursor: cursor, queryHash: query.hash)
-                break
-            }
-            index += 1
-            storeCursor = nil
+    func data(_ request: TypedSamplesRequest, _ context: ExportContext) async throws -> Response {
+        try requireSharing(context)
+        let result = try await deviceService(context).samples(ofTypes: request)
+        let samples = result.samples.map { item in
+            ExportSample(type: item.type, dateISO: item.sample.dateISO, endDateISO: item.sample.endDateISO,
+                         value: item.sample.value, unit: item.sample.unit, category: item.sample.category,
+                         source: item.sample.source)
         }
         let now = Date()
         audit.exported(at: now)
         audit.record(AuditEvent(event: .dataRead, requestId: context.requestId, client: context.client?.auditId,
                                 address: context.remoteAddress,
-                                detail: .init(types: query.types.map(\.identifier), sampleCount: samples.count,
-                                              start: ISO8601.string(query.start), end: ISO8601.string(query.end))))
-        return Self.json(.ok, DataResponseWriter.encode(status: .ok, samples: samples, nextCursor: next?.encoded()))
+                                detail: .init(types: result.types, sampleCount: samples.count,
+                                              start: ISO8601.string(result.start), end: ISO8601.string(result.end))))
+        return Self.json(.ok, DataResponseWriter.encode(status: .ok, samples: samples, nextCursor: result.nextCursor))
+    }
+
+    /// The service acting for the paired client of this request.
+    func deviceService(_ context: ExportContext) -> HealthService {
+        service.acting(as: .device(context.client?.id ?? "unknown"))
+    }
+
+    /// Paused sharing: health endpoints answer `423 locked` with no data.
+    func requireSharing(_ context: ExportContext) throws {
+        let sharing = try context.sharing ?? state.sharing()
+        if sharing.state == .paused {
+            throw HealthError(.sharingPaused, "sharing is paused on the server (`healthbridge sharing resume`)")
+        }
     }
 
     // MARK: Responses
@@ -272,17 +247,6 @@ public struct ExportServer: Sendable {
         var headers = HTTPFields()
         headers[.contentType] = "application/json; charset=utf-8"
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
-    }
-
-    static func locked(_ context: ExportContext, extra: [String: JSONValue]) -> Response {
-        context.trace.setReason("SHARING_PAUSED")
-        var body: [String: JSONValue] = [
-            "status": "locked",
-            "error": ["code": "SHARING_PAUSED", "message": "sharing is paused on the server (`healthbridge sharing resume`)"],
-            "requestId": .string(context.requestId),
-        ]
-        body.merge(extra) { _, new in new }
-        return json(HTTPResponse.Status(code: 423, reasonPhrase: "Locked"), JSONValue.object(body).serialized())
     }
 }
 
@@ -321,15 +285,39 @@ final class RequestTrace: Sendable {
 
 // MARK: - Errors
 
-/// An error answer: HTTP status, stable code, message. Rendered as `{"status":"error","error":{…},"requestId":…}`.
+/// An error answer: an HTTP status and a ``HealthError`` (the one vocabulary of every interface). Rendered as
+/// `{"status": "error" | "no_permission" | "locked", "error": {"code", "message"}, "requestId"}` (plus
+/// `deniedTypes` and an empty `samples` for `no_permission`, as the export protocol says).
 struct APIError: Error {
     var status: HTTPResponse.Status
-    var code: String
-    var message: String
+    var error: HealthError
     var retryAfter: Int?
 
-    init(_ status: HTTPResponse.Status, _ code: String, _ message: String, retryAfter: Int? = nil) {
-        self.status = status; self.code = code; self.message = message; self.retryAfter = retryAfter
+    init(_ status: HTTPResponse.Status, _ code: HealthError.Code, _ message: String, retryAfter: Int? = nil) {
+        self.status = status; self.error = HealthError(code, message); self.retryAfter = retryAfter
+    }
+
+    init(_ error: HealthError) {
+        self.status = Self.status(for: error.code)
+        self.error = error
+    }
+
+    var code: String { error.code.rawValue }
+
+    /// The HTTP status that fits each code.
+    static func status(for code: HealthError.Code) -> HTTPResponse.Status {
+        switch code {
+        case .invalidType, .invalidRange, .invalidArgument, .invalidUnit, .invalidTimeZone, .noSummary,
+             .importMalformed, .importRejected: .badRequest
+        case .notAuthorized: .forbidden
+        case .unauthenticated: .unauthorized
+        case .notFound: .notFound
+        case .rateLimited: .tooManyRequests
+        case .payloadTooLarge: .contentTooLarge
+        case .sharingPaused: HTTPResponse.Status(code: 423, reasonPhrase: "Locked")
+        case .storeUnavailable: .serviceUnavailable
+        case .internalError: .internalServerError
+        }
     }
 
     /// Any error, as the client will see it. Internal details are logged, not sent.
@@ -339,38 +327,50 @@ struct APIError: Error {
             return error
         case let error as HealthError:
             switch error.code {
-            case .invalidType, .invalidRange, .invalidArgument, .invalidUnit, .invalidTimeZone, .noSummary:
-                return APIError(.badRequest, error.code.rawValue, error.message)
-            case .notAuthorized:
-                return APIError(.forbidden, error.code.rawValue, error.message)
             case .storeUnavailable:
                 logger.error("store unavailable", metadata: ["requestId": "\(requestId)", "error": "\(error.code.rawValue)"])
-                return APIError(.serviceUnavailable, error.code.rawValue, "the health store is not available")
-            default:
+                return APIError(.serviceUnavailable, error.code, "the health store is not available")
+            case .internalError:
                 logger.error("request failed", metadata: ["requestId": "\(requestId)", "error": "\(error.code.rawValue)"])
-                return APIError(.internalServerError, "INTERNAL", "internal error")
+                return APIError(.internalServerError, .internalError, "internal error")
+            default:
+                return APIError(error)
             }
         case let error as any HTTPResponseError:
             switch error.status {
             case .contentTooLarge:
-                return APIError(.contentTooLarge, "PAYLOAD_TOO_LARGE", "the request body is larger than 64 KB")
+                return APIError(.contentTooLarge, .payloadTooLarge, "the request body is larger than 64 KB")
             case .notFound:
-                return APIError(.notFound, "NOT_FOUND", "no such endpoint")
+                return APIError(.notFound, .notFound, "no such endpoint (GET /api/v1/openapi.json lists them)")
             case .methodNotAllowed:
-                return APIError(.methodNotAllowed, "METHOD_NOT_ALLOWED", "method not allowed on this endpoint")
+                return APIError(.methodNotAllowed, .invalidArgument, "method not allowed on this endpoint")
             default:
-                return APIError(error.status, "HTTP_\(error.status.code)", error.status.reasonPhrase)
+                return APIError(error.status, .invalidArgument, error.status.reasonPhrase)
             }
         default:
             logger.error("request failed", metadata: ["requestId": "\(requestId)", "errorType": "\(type(of: error))"])
-            return APIError(.internalServerError, "INTERNAL", "internal error")
+            return APIError(.internalServerError, .internalError, "internal error")
         }
     }
 
     func response(requestId: String) -> Response {
-        let body: JSONValue = ["status": "error", "error": ["code": .string(code), "message": .string(message)],
-                               "requestId": .string(requestId)]
-        var response = ExportServer.json(status, body.serialized())
+        var body: [String: JSONValue] = [
+            "status": "error",
+            "error": ["code": .string(error.code.rawValue), "message": .string(error.message)],
+            "requestId": .string(requestId),
+        ]
+        switch error.code {
+        case .notAuthorized where error.deniedTypes != nil:
+            body["status"] = "no_permission"
+            body["deniedTypes"] = .array((error.deniedTypes ?? []).map { .string($0) })
+            body["samples"] = []
+        case .sharingPaused:
+            body["status"] = "locked"
+            body["samples"] = []
+        default:
+            break
+        }
+        var response = ExportServer.json(status, JSONValue.object(body).serialized())
         if let retryAfter { response.headers[.retryAfter] = String(retryAfter) }
         if status == .unauthorized { response.headers[.wwwAuthenticate] = "Bearer realm=\"healthbridge\"" }
         return response
@@ -397,30 +397,30 @@ struct Gatekeeper: RouterMiddleware {
         var response: Response
         do {
             if request.uri.string.utf8.count > server.configuration.maxURILength {
-                throw APIError(.uriTooLong, "URI_TOO_LONG", "the request target is longer than \(server.configuration.maxURILength) bytes")
+                throw APIError(.uriTooLong, .payloadTooLarge, "the request target is longer than \(server.configuration.maxURILength) bytes")
             }
             if let length = request.headers[.contentLength] {
                 guard let value = Int(length), value >= 0 else {
-                    throw APIError(.badRequest, "BAD_REQUEST", "invalid Content-Length")
+                    throw APIError(.badRequest, .invalidArgument, "invalid Content-Length")
                 }
                 if value > server.configuration.maxBodyBytes {
-                    throw APIError(.contentTooLarge, "PAYLOAD_TOO_LARGE", "the request body is larger than 64 KB")
+                    throw APIError(.contentTooLarge, .payloadTooLarge, "the request body is larger than 64 KB")
                 }
             }
             if path != Self.pairPath {
                 guard let token = Self.bearerToken(request), !token.isEmpty else {
-                    throw APIError(.unauthorized, "TOKEN_MISSING", "pair first: every endpoint needs `Authorization: Bearer <token>`")
+                    throw APIError(.unauthorized, .unauthenticated, "pair first: every endpoint needs `Authorization: Bearer <token>`")
                 }
                 let snapshot = try await server.state.snapshot(tokenHash: ExportState.tokenHash(token))
                 guard let client = snapshot.client else {
-                    throw APIError(.unauthorized, "TOKEN_INVALID", "unknown token; pair again")
+                    throw APIError(.unauthorized, .unauthenticated, "unknown token; pair again")
                 }
                 context.trace.setClient(client.auditId)
                 guard !client.isRevoked else {
-                    throw APIError(.unauthorized, "TOKEN_REVOKED", "this client was revoked; pair again")
+                    throw APIError(.unauthorized, .unauthenticated, "this client was revoked; pair again")
                 }
                 if case .limited(let retry) = server.limiter.check(client.id) {
-                    throw APIError(.tooManyRequests, "RATE_LIMITED", "more than \(Self.format(server.configuration.rateLimit)) requests per second",
+                    throw APIError(.tooManyRequests, .rateLimited, "more than \(Self.format(server.configuration.rateLimit)) requests per second",
                                    retryAfter: retry)
                 }
                 server.audit.clientSeen(client.id, at: Date())
@@ -430,7 +430,7 @@ struct Gatekeeper: RouterMiddleware {
             response = try await next(request, context)
         } catch {
             let apiError = APIError.from(error, logger: server.logger, requestId: requestId)
-            context.trace.setReason(apiError.code)
+            context.trace.setReason(apiError.code, types: apiError.error.deniedTypes)
             response = apiError.response(requestId: requestId)
         }
         response.headers[.xRequestID] = requestId

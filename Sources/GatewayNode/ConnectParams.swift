@@ -1,4 +1,5 @@
 import Foundation
+import HealthModel
 
 /// The `connect` request's params, exactly the keys of the gateway's closed `ConnectParamsSchema`.
 ///
@@ -206,6 +207,10 @@ public struct NodeInvokeError: Codable, Sendable, Hashable, Error, CustomStringC
 
     public static func invalidRequest(_ text: String) -> NodeInvokeError { NodeInvokeError(code: "INVALID_REQUEST", text) }
     public static func unavailable(_ text: String) -> NodeInvokeError { NodeInvokeError(code: "UNAVAILABLE", text) }
+    /// Params the command cannot take: the service's `HEALTH_INVALID_ARGUMENT`, as on every other interface.
+    public static func invalidArgument(_ text: String) -> NodeInvokeError {
+        NodeInvokeError(code: HealthError.Code.invalidArgument.rawValue, text)
+    }
 }
 
 /// `node.event` params (closed): `{event, payloadJSON?}`; absent keys omitted.

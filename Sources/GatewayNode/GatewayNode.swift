@@ -157,7 +157,7 @@ public final class GatewayNode: Sendable {
         self.logger = logger
         self.identity = try DeviceIdentity.loadOrCreate(at: directory.appendingPathComponent(DeviceIdentity.fileName))
         self.authStore = DeviceAuthStore(url: directory.appendingPathComponent(DeviceAuthStore.fileName))
-        self.subscriptions = HealthSubscriptions(store: service.store, service: service,
+        self.subscriptions = HealthSubscriptions(store: service.store, service: service.acting(as: .gateway()),
                                                  window: configuration.coalesceWindow, logger: logger)
         self.invokes = NodeInvokeHandler(service: service, subscriptions: subscriptions,
                                          maxConcurrent: configuration.maxConcurrentInvokes,

@@ -239,11 +239,19 @@ public actor HealthSubscriptions {
             return .failed
         }
 
+        // Types the gateway may not read send nothing, as if nothing was recorded (HealthKit's rule).
+        let readable: TypeGrant
+        do {
+            readable = try await service.grants(for: service.principal).read
+        } catch {
+            logger.error("health.update: cannot read the gateway's grants: \(error)")
+            return .failed
+        }
         // Queue the events in one turn of this actor: an unsubscribe cannot slip in between the check and the send.
         guard self.sink === sink else { return .interrupted }
         var pending: [(String, ResponsePromise)] = []
         for type in latest.keys.sorted() {
-            guard anchors[type] != nil, let sampleType = types[type],
+            guard anchors[type] != nil, let sampleType = types[type], readable.allows(type),
                   let samples = latest[type]?.samples, !samples.isEmpty else { continue }
             do {
                 let payload = OpenClawHealthUpdatePayload(

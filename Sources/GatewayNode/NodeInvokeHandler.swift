@@ -3,8 +3,12 @@ import HealthModel
 import HealthService
 import Synchronization
 
-/// Runs the node's commands for `node.invoke.request`: the four health commands, with the plan's wire types, on
-/// ``HealthService``.
+/// Runs the node's commands for `node.invoke.request`: the plan's four health commands and `health.sleep`, with the
+/// plan's wire types, on ``HealthService`` acting for the gateway (``Principal/gateway(_:)``).
+///
+/// Errors: what the service refuses keeps its ``HealthError/Code`` (`HEALTH_INVALID_ARGUMENT` for bad params,
+/// `HEALTH_INVALID_TYPE`, …); only the protocol's own failures use OpenClaw's codes (`INVALID_REQUEST: unknown
+/// command`, `UNAVAILABLE` for a timeout).
 ///
 /// Every invoke runs with its `timeoutMs` (default 30 s, the gateway's own default), at most
 /// ``maxConcurrent`` at a time (the others wait their turn, their time running), and ends in
@@ -25,7 +29,7 @@ public final class NodeInvokeHandler: Sendable {
     public init(service: HealthService, subscriptions: HealthSubscriptions, maxConcurrent: Int = 4,
                 defaultTimeout: Duration = .seconds(30),
                 beforeCommand: (@Sendable (String) async -> Void)? = nil) {
-        self.service = service
+        self.service = service.acting(as: .gateway())
         self.subscriptions = subscriptions
         self.maxConcurrent = max(1, maxConcurrent)
         self.defaultTimeout = defaultTimeout
@@ -95,7 +99,7 @@ public final class NodeInvokeHandler: Sendable {
             let object = try Self.paramsObject(paramsJSON, command: command)
             let hasPeriod = object["period"] != nil, hasType = object["type"] != nil
             if hasPeriod && hasType {
-                throw NodeInvokeError.invalidRequest("health.summary takes either type (with startISO, endISO, interval) or period (\"today\"), not both")
+                throw NodeInvokeError.invalidArgument("health.summary takes either type (with startISO, endISO, interval) or period (\"today\"), not both")
             }
             if hasPeriod || object.isEmpty {
                 // Upstream OpenClaw's own form: {"period":"today"}.
@@ -103,7 +107,7 @@ public final class NodeInvokeHandler: Sendable {
                 let params = object.isEmpty ? OpenClawUpstreamSummaryParams(period: "today")
                     : try Self.decode(OpenClawUpstreamSummaryParams.self, object, command: command)
                 guard params.period == "today" else {
-                    throw NodeInvokeError.invalidRequest("period must be \"today\", got \"\(params.period)\"")
+                    throw NodeInvokeError.invalidArgument("period must be \"today\", got \"\(params.period)\"")
                 }
                 return try Self.encode(try await service.upstreamSummary(params))
             }
@@ -115,7 +119,7 @@ public final class NodeInvokeHandler: Sendable {
             try Self.checkKeys(object, allowed: ["types"], command: command)
             let params = try Self.decode(OpenClawHealthSubscribeParams.self, object, command: command)
             guard !params.types.isEmpty else {
-                throw NodeInvokeError.invalidRequest("types must name at least one type, e.g. [\"heartRate\"]")
+                throw NodeInvokeError.invalidArgument("types must name at least one type, e.g. [\"heartRate\"]")
             }
             if command == OpenClawHealthCommand.subscribe.rawValue {
                 try await subscriptions.subscribe(params.types)
@@ -123,6 +127,11 @@ public final class NodeInvokeHandler: Sendable {
                 try await subscriptions.unsubscribe(params.types)
             }
             return nil
+        case .sleep:
+            let object = try Self.paramsObject(paramsJSON, command: command)
+            try Self.checkKeys(object, allowed: ["startISO", "endISO"], command: command)
+            let params = try Self.decode(OpenClawHealthSleepParams.self, object, command: command)
+            return try Self.encode(try await service.sleep(params))
         case nil:
             throw NodeInvokeError.invalidRequest("unknown command")
         }
@@ -135,18 +144,18 @@ public final class NodeInvokeHandler: Sendable {
         guard let text = paramsJSON, !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return [:] }
         let value: JSONValue
         do { value = try JSONValue(json: text) } catch {
-            throw NodeInvokeError.invalidRequest("paramsJSON of \(command) is not valid JSON")
+            throw NodeInvokeError.invalidArgument("paramsJSON of \(command) is not valid JSON")
         }
         switch value {
         case .null: return [:]
         case .object(let object): return object
-        default: throw NodeInvokeError.invalidRequest("params of \(command) must be a JSON object")
+        default: throw NodeInvokeError.invalidArgument("params of \(command) must be a JSON object")
         }
     }
 
     static func checkKeys(_ object: [String: JSONValue], allowed: [String], command: String) throws {
         if let unknown = object.keys.sorted().first(where: { !allowed.contains($0) }) {
-            throw NodeInvokeError.invalidRequest("unknown parameter '\(unknown)' for \(command) (allowed: \(allowed.joined(separator: ", ")))")
+            throw NodeInvokeError.invalidArgument("unknown parameter '\(unknown)' for \(command) (allowed: \(allowed.joined(separator: ", ")))")
         }
     }
 
@@ -160,15 +169,15 @@ public final class NodeInvokeHandler: Sendable {
             }
             switch error {
             case .keyNotFound(let key, let context):
-                throw NodeInvokeError.invalidRequest("\(command) needs the parameter '\(name(context.codingPath, key))'")
+                throw NodeInvokeError.invalidArgument("\(command) needs the parameter '\(name(context.codingPath, key))'")
             case .typeMismatch(let expected, let context):
-                throw NodeInvokeError.invalidRequest("parameter '\(name(context.codingPath))' of \(command) must be \(describe(expected))")
+                throw NodeInvokeError.invalidArgument("parameter '\(name(context.codingPath))' of \(command) must be \(describe(expected))")
             case .valueNotFound(let expected, let context):
-                throw NodeInvokeError.invalidRequest("parameter '\(name(context.codingPath))' of \(command) must be \(describe(expected)), not null")
+                throw NodeInvokeError.invalidArgument("parameter '\(name(context.codingPath))' of \(command) must be \(describe(expected)), not null")
             case .dataCorrupted(let context):
-                throw NodeInvokeError.invalidRequest("parameter '\(name(context.codingPath))' of \(command) is invalid")
+                throw NodeInvokeError.invalidArgument("parameter '\(name(context.codingPath))' of \(command) is invalid")
             @unknown default:
-                throw NodeInvokeError.invalidRequest("invalid params for \(command)")
+                throw NodeInvokeError.invalidArgument("invalid params for \(command)")
             }
         }
     }

@@ -3,11 +3,20 @@ import HealthModel
 
 /// Bucket edges for a statistics collection: an anchor plus whole intervals in a time zone, extended both ways so
 /// that the buckets cover the range. Calendar arithmetic makes a day bucket 23 or 25 hours long on DST days.
-struct BucketCalendar {
-    let calendar: Calendar
-    let interval: StatisticsInterval
+///
+/// The statistics engine cuts buckets with it, and the service pages long series on the same edges.
+///
+/// ```swift
+/// let days = BucketCalendar(timeZone: zone, interval: StatisticsInterval(1, .day))
+/// let anchor = days.defaultAnchor(for: start)              // midnight
+/// let k = try days.index(containing: start, anchor: anchor)
+/// days.edge(k + 7, anchor: anchor)                         // a week later, DST included
+/// ```
+public struct BucketCalendar: Sendable {
+    public let calendar: Calendar
+    public let interval: StatisticsInterval
 
-    init(timeZone: TimeZone, interval: StatisticsInterval) {
+    public init(timeZone: TimeZone, interval: StatisticsInterval) {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
         calendar.firstWeekday = 2  // Monday, as ISO 8601
@@ -18,7 +27,7 @@ struct BucketCalendar {
 
     /// The default anchor: the start of the interval's unit containing `date` (minute, hour, day, Monday, month,
     /// January 1st).
-    func defaultAnchor(for date: Date) -> Date {
+    public func defaultAnchor(for date: Date) -> Date {
         switch interval.unit {
         case .minute:
             return calendar.dateInterval(of: .minute, for: date)?.start ?? date
@@ -37,7 +46,7 @@ struct BucketCalendar {
 
     /// The k-th edge from the anchor (k may be negative), computed from the anchor each time so that month ends
     /// and DST never drift.
-    func edge(_ k: Int, anchor: Date) -> Date {
+    public func edge(_ k: Int, anchor: Date) -> Date {
         let (component, multiplier) = interval.unit == .week ? (Calendar.Component.day, 7) : (interval.component, 1)
         return calendar.date(byAdding: component, value: k * interval.count * multiplier, to: anchor)
             ?? anchor.addingTimeInterval(Double(k) * approximateLength)
@@ -54,6 +63,18 @@ struct BucketCalendar {
         case .year: base = 31_556_952
         }
         return base * Double(interval.count)
+    }
+
+    /// The index k of the bucket [edge(k), edge(k+1)) containing `date`.
+    public func index(containing date: Date, anchor: Date) throws(HealthError) -> Int {
+        let estimate = date.timeIntervalSince(anchor) / approximateLength
+        guard estimate.isFinite, abs(estimate) < 1e9 else {
+            throw HealthError(.invalidRange, "the range is too long for \(interval) buckets; use a longer interval")
+        }
+        var k = Int(estimate.rounded(.down))
+        while edge(k, anchor: anchor) > date { k -= 1 }
+        while edge(k + 1, anchor: anchor) <= date { k += 1 }
+        return k
     }
 
     /// Edges e0 < e1 < … < en with e0 ≤ start and en ≥ end.

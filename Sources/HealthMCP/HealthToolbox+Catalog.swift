@@ -8,25 +8,6 @@ import MCP
 // list_types, list_sources, latest: what is in the store.
 
 extension HealthToolbox {
-    /// The statistics `summarize` accepts for a type, by their tool names.
-    static func statisticNames(for type: SampleType) -> [String] {
-        switch type.kind {
-        case .quantity:
-            switch type.aggregation {
-            case .cumulative: return ["sum"]
-            case .discrete, nil: return ["average", "min", "max", "most_recent"]
-            }
-        case .category: return type.identifier == "sleepAnalysis" ? [] : ["duration"]
-        case .correlation, .workout: return []
-        }
-    }
-
-    /// The unit values of a type are reported in by the tools (`bpm` for count/min).
-    static func wireUnit(_ type: SampleType, recorded: [String] = []) -> String? {
-        guard type.kind == .quantity else { return nil }
-        return (type.canonicalUnit ?? recorded.first).map(HealthService.wireUnit)
-    }
-
     // MARK: list_types
 
     static let listTypes = ToolDefinition(
@@ -56,42 +37,17 @@ extension HealthToolbox {
             ], required: ["type", "kind", "display_name", "count", "statistics"])),
         ], required: ["time_zone", "now", "count", "types"])
     ) { toolbox, _ in
-        let service = toolbox.service
-        let zone = service.homeTimeZone
-        let summaries = try await service.store.typeSummaries()
-        var items: [JSON] = []
-        var rows: [[String]] = []
-        for summary in summaries {
-            let type = SampleTypeRegistry.registered(summary.type)
-                ?? SampleTypeRegistry.unregistered(summary.type)
-                ?? SampleType(identifier: summary.type, kind: summary.kind, displayName: summary.type, isRegistered: false)
-            var item = JSONObject()
-            item.set("type", type.identifier)
-            item.set("kind", summary.kind.rawValue)
-            item.set("display_name", type.displayName)
-            item.set("count", summary.count)
-            item.set("first", summary.first.map { ISO8601.string($0, timeZone: zone) })
-            item.set("last", summary.last.map { ISO8601.string($0, timeZone: zone) })
-            let unit = wireUnit(type, recorded: summary.units)
-            item.set("unit", unit)
-            item.set("recorded_units", strings: summary.units)
-            item.set("aggregation", type.aggregation?.rawValue)
-            let statistics = statisticNames(for: type)
-            item.set("statistics", strings: statistics)
-            items.append(item.value)
-            rows.append([type.identifier, summary.kind.rawValue, TextFormat.number(Double(summary.count)),
-                         TextFormat.day(summary.first ?? .distantPast, zone) + " → " + TextFormat.day(summary.last ?? .distantPast, zone),
-                         unit ?? "", statistics.joined(separator: "/")])
+        let result = try await toolbox.service.types()
+        let rows = result.types.map { type in
+            [type.type, type.kind, TextFormat.number(Double(type.count)),
+             TextFormat.localDay(type.first ?? "?") + " → " + TextFormat.localDay(type.last ?? "?"),
+             type.unit ?? "", type.statistics.joined(separator: "/")]
         }
-        let now = service.clock()
-        var text = "\(summaries.count) types in the store (time zone \(zone.identifier), now \(TextFormat.time(now, zone))):\n"
-        text += summaries.isEmpty
+        var text = "\(result.count) types in the store (time zone \(result.timeZone), now \(TextFormat.local(result.now))):\n"
+        text += result.types.isEmpty
             ? "The store is empty: import an Apple Health export or run `healthbridge demo`."
             : TextFormat.table(["type", "kind", "samples", "span", "unit", "statistics"], rows)
-        return ToolReply(structured: ["time_zone": .string(zone.identifier),
-                                      "now": .string(ISO8601.string(now, timeZone: zone)),
-                                      "count": .int(summaries.count), "types": .array(items)],
-                         text: text)
+        return ToolReply(structured: try structured(result), text: text)
     }
 
     // MARK: list_sources
@@ -120,43 +76,19 @@ extension HealthToolbox {
             ], required: ["name", "category", "count"])),
         ], required: ["count", "sources"])
     ) { toolbox, arguments in
-        let store = toolbox.service.store
-        var structured: [String: JSON] = [:]
-        let summaries: [SourceSummary]
+        let result = try await toolbox.service.sources(SourcesRequest(type: try arguments.string("type")))
         var text: String
-        if let name = try arguments.string("type") {
-            let type = try await toolbox.resolveType(name)
-            summaries = try await store.priority(type: type.identifier, counts: true)
-            let userOrdered = summaries.contains { $0.userOrdered }
-            structured["type"] = .string(type.identifier)
-            structured["priority_order"] = .array(summaries.map { .string($0.source.name) })
-            structured["user_ordered"] = .bool(userOrdered)
-            text = summaries.isEmpty
-                ? "No source has \(type.identifier) samples."
-                : "Sources of \(type.identifier), highest priority first (\(userOrdered ? "set by the user" : "default order")); where they overlap, statistics count only the highest:\n"
+        if let type = result.type {
+            text = result.sources.isEmpty
+                ? "No source has \(type) samples."
+                : "Sources of \(type), highest priority first (\(result.userOrdered == true ? "set by the user" : "default order")); where they overlap, statistics count only the highest:\n"
         } else {
-            summaries = try await store.sources(type: nil).sorted { $0.count > $1.count }
-            text = summaries.isEmpty ? "No sources: the store is empty." : "Sources, by sample count:\n"
+            text = result.sources.isEmpty ? "No sources: the store is empty." : "Sources, by sample count:\n"
         }
-        var items: [JSON] = []
-        var lines: [String] = []
-        for (index, summary) in summaries.enumerated() {
-            var item = JSONObject()
-            item.set("name", summary.source.name)
-            item.set("category", summary.source.category.label)
-            item.set("bundle_id", summary.source.bundleIdentifier)
-            let device = summary.source.device.map { [$0.model, $0.hardware].compactMap { $0 }.joined(separator: " ") }
-            item.set("device", device?.isEmpty == false ? device : nil)
-            item.set("count", summary.count)
-            if structured["type"] != nil { item.set("rank", index + 1) }
-            items.append(item.value)
-            let prefix = structured["type"] != nil ? "\(index + 1). " : "- "
-            lines.append("\(prefix)\(summary.source.name) — \(summary.source.category.label), \(TextFormat.number(Double(summary.count))) samples")
-        }
-        structured["count"] = .int(summaries.count)
-        structured["sources"] = .array(items)
-        text += lines.joined(separator: "\n")
-        return ToolReply(structured: structured, text: text)
+        text += result.sources.map { source in
+            "\(source.rank.map { "\($0). " } ?? "- ")\(source.name) — \(source.category), \(TextFormat.number(Double(source.count))) samples"
+        }.joined(separator: "\n")
+        return ToolReply(structured: try structured(result), text: text)
     }
 
     // MARK: latest
@@ -187,41 +119,17 @@ extension HealthToolbox {
             "note": Schema.string(),
         ], required: ["type", "found", "time_zone"])
     ) { toolbox, arguments in
-        let service = toolbox.service
-        let zone = service.homeTimeZone
-        let type = try await toolbox.resolveType(try arguments.requiredString("type", hint: "the type whose latest value you want, e.g. bodyMass"))
-        guard type.kind == .quantity || type.kind == .category else {
-            throw HealthError(.invalidType, "'\(type.identifier)' is a \(type.kind.rawValue) type; latest reads quantity and category types (use list_workouts for workouts)")
+        let result = try await toolbox.service.latest(LatestRequest(
+            type: try arguments.requiredString("type", hint: "the type whose latest value you want, e.g. bodyMass"),
+            sources: try arguments.strings("source")))
+        guard result.found else {
+            return ToolReply(structured: try structured(result), text: "No \(result.type) samples in the store.")
         }
-        let sources = try arguments.strings("source")
-        try await toolbox.checkSources(sources, type: type)
-        let page = try await service.engine.samples(SampleQuery(type: type.identifier, sources: sources, limit: 1,
-                                                                ascending: false))
-        var result = JSONObject(["type": .string(type.identifier), "time_zone": .string(zone.identifier)])
-        guard let sample = page.samples.first else {
-            result.set("found", false)
-            result.set("note", "no \(type.identifier) samples\(sources.map { " from " + $0.joined(separator: ", ") } ?? "") in the store")
-            return ToolReply(structured: result.fields, text: "No \(type.identifier) samples in the store.")
-        }
-        let wire = try service.wireSample(sample, type: type)
-        let age = service.clock().timeIntervalSince(sample.end) / 3600
-        result.set("found", true)
-        result.set("value", wire.value, digits: 4)
-        result.set("unit", wire.unit)
-        result.set("category", wire.category)
-        result.set("start", ISO8601.string(sample.start, timeZone: zone))
-        result.set("end", ISO8601.string(sample.end, timeZone: zone))
-        result.set("source", sample.source.name)
-        result.set("age_hours", age, digits: 2)
-        var note: String? = nil
-        if type.isCumulative {
-            note = "\(type.identifier) is cumulative: this is one sample, not a total; use summarize or health_today for totals"
-            result.set("note", note)
-        }
-        let value = wire.value.map { "\(TextFormat.number($0, decimals: 2)) \(wire.unit ?? "")" } ?? wire.category ?? "no value"
+        let value = result.value.map { "\(TextFormat.number($0, decimals: 2)) \(result.unit ?? "")" } ?? result.category ?? "no value"
+        let age = result.ageHours ?? 0
         let ago = age < 48 ? "\(TextFormat.number(age, decimals: 1)) h ago" : "\(TextFormat.number(age / 24, decimals: 1)) days ago"
-        var text = "Latest \(type.identifier): \(value) at \(TextFormat.time(sample.start, zone)) (\(zone.identifier)), from \(sample.source.name), \(ago)."
-        if let note { text += "\nNote: \(note)." }
-        return ToolReply(structured: result.fields, text: text)
+        var text = "Latest \(result.type): \(value) at \(TextFormat.local(result.start)) (\(result.timeZone)), from \(result.source ?? "?"), \(ago)."
+        if let note = result.note { text += "\nNote: \(note)." }
+        return ToolReply(structured: try structured(result), text: text)
     }
 }

@@ -11,13 +11,15 @@ extension HealthToolbox {
     static let maxSampleLimit = 5_000
 
     static let sampleSchema = Schema.object([
+        "uuid": Schema.string("The sample's UUID."),
+        "metadata": Schema.map(Schema.string(), "HealthKit metadata (HKMetadataKey…), when the sample has any."),
         "start": Schema.isoString,
         "end": Schema.isoString,
         "value": Schema.number("The value in `unit` (quantity types)."),
         "unit": Schema.string(),
         "category": Schema.string("The value's name (category types: inBed, asleep, awake, core, deep, rem for sleep)."),
         "source": Schema.string(),
-    ], required: ["start", "end", "source"])
+    ], required: ["uuid", "start", "end", "source"])
 
     static let querySamples = ToolDefinition(
         name: "query_samples", title: "Query raw samples",
@@ -48,91 +50,36 @@ extension HealthToolbox {
             "order": Schema.string(oneOf: ["desc", "asc"]),
             "count": Schema.integer("Samples in this page."),
             "samples": Schema.array(sampleSchema),
-            "truncated_by_size": Schema.boolean("True when the page was cut below `limit` to stay under 1 MB."),
         ].merging(Schema.paging) { a, _ in a }, required: ["type", "time_zone", "start", "end", "order", "count", "samples", "has_more"])
     ) { toolbox, arguments in
-        // The query: from the cursor, or from the arguments.
-        var service = try toolbox.service(arguments)
-        let typeName: String, start: Date, end: Date, ascending: Bool, limit: Int, sources: [String]?
-        var storeCursor: String? = nil
-        if let cursor = try arguments.string("cursor") {
-            let state = try PageCursor.decode(cursor, tool: "query_samples")
-            typeName = try state.cursorString("type")
-            start = try state.cursorDate("start")
-            end = try state.cursorDate("end")
-            ascending = state.cursorBool("asc")
-            limit = try state.cursorInt("limit", in: 1...maxSampleLimit)
-            sources = state.cursorStrings("sources")
-            storeCursor = try state.cursorString("position")
-            if let zone = state.cursorOptionalString("time_zone") { service.homeTimeZone = try DateExpression.timeZone(zone) }
-        } else {
-            typeName = try arguments.requiredString("type", hint: "the type to read, e.g. heartRate (list_types gives the types present)")
-            (start, end) = try toolbox.range(arguments, service, defaultStart: "7d")
-            ascending = try arguments.choice("order", ["desc", "asc"], default: "desc") == "asc"
-            limit = try arguments.int("limit", default: 100, range: 1...maxSampleLimit)
-            sources = try arguments.strings("source")
+        let request = SamplesRequest(
+            type: try arguments.string("type"), start: try arguments.string("start"), end: try arguments.string("end"),
+            ascending: try arguments.choice("order", ["desc", "asc"], default: "desc") == "asc",
+            sources: try arguments.strings("source"), timeZone: try arguments.string("time_zone"),
+            cursor: try arguments.string("cursor"))
+        if request.cursor == nil, request.type == nil {
+            throw HealthError(.invalidArgument, "query_samples needs 'type': the type to read, e.g. heartRate (list_types gives the types present)")
         }
-        let zone = service.homeTimeZone
-        let type = try await toolbox.resolveType(typeName)
-        guard type.kind == .quantity || type.kind == .category else {
-            throw HealthError(.invalidType, "'\(type.identifier)' is a \(type.kind.rawValue) type; query_samples reads quantity and category types (use list_workouts for workouts)")
-        }
-        try await toolbox.checkSources(sources, type: type)
-        func query(limit: Int) -> SampleQuery {
-            SampleQuery(type: type.identifier, start: start, end: end, matching: .strictStartDate, sources: sources,
-                        limit: limit, ascending: ascending, cursor: storeCursor)
-        }
-        var page = try await service.engine.samples(query(limit: limit))
+        let limit = arguments.has("limit") ? try arguments.int("limit", default: 100, range: 1...maxSampleLimit) : nil
+        return try await toolbox.fitting(limit: limit, count: \.count, { limit in
+            var page = request
+            page.limit = limit
+            return try await toolbox.service.samples(page)
+        }, text: samplesText)
+    }
 
-        // Fit the page in the reply budget; when cut, ask the store again for the cursor after the last one kept.
-        var budget = PageBudget(toolbox.itemBudget)
-        var items: [JSON] = []
-        var lines: [String] = []
-        let unit = wireUnit(type)
-        for sample in page.samples {
-            let wire = try service.wireSample(sample, type: type)
-            var item = JSONObject()
-            item.set("start", wire.dateISO)
-            item.set("end", wire.endDateISO)
-            item.set("value", wire.value, digits: 4)
-            item.set("unit", wire.unit)
-            item.set("category", wire.category)
-            item.set("source", wire.source)
-            let shown = wire.value.map { TextFormat.number($0, decimals: 2) + " " + (wire.unit ?? "") } ?? wire.category ?? ""
-            let line = "\(TextFormat.time(sample.start, zone))–\(TextFormat.clock(sample.end, zone))  \(shown)  \(sample.source.name)"
-            guard budget.take(item.value, text: line) else { break }
-            items.append(item.value)
-            lines.append(line)
+    static func samplesText(_ result: SamplesResult) -> String {
+        let zone = TimeZone(identifier: result.timeZone) ?? .current
+        let span = "\(TextFormat.local(result.start)) → \(TextFormat.local(result.end)) (\(zone.identifier))"
+        guard !result.samples.isEmpty else { return "No \(result.type) samples between \(span)." }
+        var text = "\(result.type): \(result.count) samples, \(result.order == "asc" ? "oldest" : "newest") first, \(span):\n"
+        text += result.samples.map { sample in
+            let shown = sample.value.map { TextFormat.number($0, decimals: 2) + " " + (sample.unit ?? "") } ?? sample.category ?? ""
+            return "\(TextFormat.local(sample.start))–\(TextFormat.localClock(sample.end))  \(shown)  \(sample.source)"
+        }.joined(separator: "\n")
+        if let next = result.nextCursor {
+            text += "\nMore samples match: call query_samples with cursor=\"\(next)\"."
         }
-        let truncated = items.count < page.samples.count
-        if truncated {
-            page = try await service.engine.samples(query(limit: max(1, items.count)))
-        }
-        var result = JSONObject()
-        result.set("type", type.identifier)
-        result.set("unit", unit)
-        result.set("time_zone", zone.identifier)
-        result.set("start", ISO8601.string(start, timeZone: zone))
-        result.set("end", ISO8601.string(end, timeZone: zone))
-        result.set("order", ascending ? "asc" : "desc")
-        result.set("count", items.count)
-        result.set("samples", JSON.array(items))
-        result.set("has_more", page.nextCursor != nil)
-        if truncated { result.set("truncated_by_size", true) }
-        if let next = page.nextCursor {
-            var state: [String: JSON] = [
-                "type": .string(type.identifier), "start": .string(ISO8601.string(start)), "end": .string(ISO8601.string(end)),
-                "asc": .bool(ascending), "limit": .int(limit), "position": .string(next), "time_zone": .string(zone.identifier),
-            ]
-            if let sources { state["sources"] = .array(sources.map(JSON.string)) }
-            result.set("next_cursor", PageCursor.encode(tool: "query_samples", state))
-        }
-        var text = "\(type.identifier): \(items.count) samples, \(ascending ? "oldest" : "newest") first, \(TextFormat.span(start, end, zone)) (\(zone.identifier))"
-        if items.isEmpty { text = "No \(type.identifier) samples between \(TextFormat.span(start, end, zone)) (\(zone.identifier))." }
-        if !lines.isEmpty { text += ":\n" + lines.joined(separator: "\n") }
-        if let next = result.fields["next_cursor"]?.stringValue {
-            text += "\nMore samples match\(truncated ? " (page cut to stay under 1 MB)" : ""): call query_samples with cursor=\"\(next)\"."
-        }
-        return ToolReply(structured: result.fields, text: text)
+        return text
     }
 }

@@ -123,119 +123,6 @@ struct ToolArguments: Sendable {
     }
 }
 
-// MARK: - Cursors
-
-/// Opaque page cursors: the arguments of the call plus the position, so that the next page needs only the cursor.
-enum PageCursor {
-    static func encode(tool: String, _ state: [String: JSON]) -> String {
-        var state = state
-        state["tool"] = .string(tool)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = (try? encoder.encode(JSON.object(state))) ?? Data()
-        return data.base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-
-    static func decode(_ cursor: String, tool: String) throws(HealthError) -> [String: JSON] {
-        let invalid = HealthError(.invalidArgument,
-                                  "cursor is not valid: pass next_cursor exactly as the previous \(tool) result gave it, or leave cursor out to start from the first page")
-        var base64 = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        guard cursor.count < 100_000, let data = Data(base64Encoded: base64),
-              let value = try? JSONDecoder().decode(JSON.self, from: data),
-              case .object(let state) = value else { throw invalid }
-        guard case .string(let owner)? = state["tool"] else { throw invalid }
-        guard owner == tool else {
-            throw HealthError(.invalidArgument, "this cursor belongs to \(owner): call \(owner) with it, or leave cursor out")
-        }
-        return state
-    }
-}
-
-extension Dictionary where Key == String, Value == JSON {
-    func cursorString(_ key: String) throws(HealthError) -> String {
-        guard case .string(let text)? = self[key] else { throw PageCursor.corrupt }
-        return text
-    }
-
-    func cursorOptionalString(_ key: String) -> String? {
-        if case .string(let text)? = self[key] { return text }
-        return nil
-    }
-
-    /// An integer of the cursor, which must lie in `range` (a cursor is client data: never trust it with arithmetic).
-    func cursorInt(_ key: String, in range: ClosedRange<Int>) throws(HealthError) -> Int {
-        guard case .int(let number)? = self[key], range.contains(number) else { throw PageCursor.corrupt }
-        return number
-    }
-
-    func cursorDate(_ key: String) throws(HealthError) -> Date {
-        guard let date = ISO8601.date(try cursorString(key)) else { throw PageCursor.corrupt }
-        return date
-    }
-
-    func cursorStrings(_ key: String) -> [String]? {
-        guard case .array(let items)? = self[key] else { return nil }
-        return items.compactMap(\.stringValue)
-    }
-
-    func cursorBool(_ key: String) -> Bool {
-        if case .bool(let flag)? = self[key] { return flag }
-        return false
-    }
-}
-
-extension PageCursor {
-    static let corrupt = HealthError(.invalidArgument,
-                                     "cursor is not valid: pass next_cursor exactly as given, or leave cursor out to start again")
-}
-
-// MARK: - Building results
-
-/// A JSON object under construction; absent values are left out (results never contain null).
-struct JSONObject {
-    var fields: [String: JSON] = [:]
-
-    init(_ fields: [String: JSON] = [:]) { self.fields = fields }
-
-    mutating func set(_ key: String, _ value: String?) {
-        if let value { fields[key] = .string(value) }
-    }
-
-    mutating func set(_ key: String, _ value: Double?, digits: Int = 3) {
-        if let value = JSONObject.number(value, digits: digits) { fields[key] = value }
-    }
-
-    mutating func set(_ key: String, _ value: Int?) {
-        if let value { fields[key] = .int(value) }
-    }
-
-    mutating func set(_ key: String, _ value: Bool?) {
-        if let value { fields[key] = .bool(value) }
-    }
-
-    mutating func set(_ key: String, _ value: JSON?) {
-        if let value { fields[key] = value }
-    }
-
-    mutating func set(_ key: String, strings: [String]?) {
-        if let strings { fields[key] = .array(strings.map(JSON.string)) }
-    }
-
-    var value: JSON { .object(fields) }
-
-    /// A finite number rounded to `digits` decimals; nil for nil, NaN and infinities (JSON has none).
-    static func number(_ value: Double?, digits: Int = 3) -> JSON? {
-        guard let value, value.isFinite else { return nil }
-        let scale = pow(10.0, Double(digits))
-        let rounded = (value * scale).rounded() / scale
-        if rounded == rounded.rounded(), abs(rounded) < 9e15 { return .int(Int(rounded)) }
-        return .double(rounded)
-    }
-}
-
 extension JSON {
     /// An upper bound of the size of this value encoded as JSON, cheap enough to call per item.
     var estimatedJSONSize: Int {
@@ -291,6 +178,21 @@ enum TextFormat {
         let m = total % 60
         return "\(total / 60)h\(m < 10 ? "0" : "")\(m)"
     }
+
+    /// `2024-05-07 13:57` from an ISO instant of a result (already in the result's zone).
+    static func local(_ iso: String?) -> String {
+        guard let iso else { return "—" }
+        return String(iso.prefix(16)).replacingOccurrences(of: "T", with: " ")
+    }
+
+    /// `13:57` from an ISO instant of a result.
+    static func localClock(_ iso: String?) -> String {
+        guard let iso, iso.count >= 16 else { return "—" }
+        return String(iso.dropFirst(11).prefix(5))
+    }
+
+    /// `2024-05-07` from an ISO instant of a result.
+    static func localDay(_ iso: String) -> String { String(iso.prefix(10)) }
 
     /// `2024-05-07 13:57` in `zone`.
     static func time(_ date: Date?, _ zone: TimeZone) -> String {

@@ -11,29 +11,6 @@ extension HealthToolbox {
     static let maxWorkoutLimit = 500
     static let maxRouteLimit = 5_000
 
-    static func kilometers(_ measurement: HealthWorkout.Measurement?) -> Double? {
-        guard let measurement else { return nil }
-        return try? HealthUnit.parse(measurement.unit).convert(measurement.value, to: HealthUnit.parse("km"))
-    }
-
-    static func kilocalories(_ measurement: HealthWorkout.Measurement?) -> Double? {
-        guard let measurement else { return nil }
-        return try? HealthUnit.parse(measurement.unit).convert(measurement.value, to: HealthUnit.parse("kcal"))
-    }
-
-    /// A statistic's sum, converted (the workout's own total when it has one, else its per-quantity statistic).
-    static func distanceKm(_ workout: HealthWorkout) -> Double? {
-        if let total = kilometers(workout.totalDistance) { return total }
-        guard let statistic = workout.statistics.first(where: { $0.type.hasPrefix("distance") }), let sum = statistic.sum else { return nil }
-        return kilometers(.init(sum, statistic.unit ?? "m"))
-    }
-
-    static func energyKcal(_ workout: HealthWorkout) -> Double? {
-        if let total = kilocalories(workout.totalEnergyBurned) { return total }
-        guard let statistic = workout.statistics.first(where: { $0.type == "activeEnergyBurned" }), let sum = statistic.sum else { return nil }
-        return kilocalories(.init(sum, statistic.unit ?? "kcal"))
-    }
-
     static let workoutSummarySchema: [String: JSON] = [
         "uuid": Schema.string("Pass it to get_workout for details."),
         "activity_type": Schema.string("e.g. running, walking, cycling, traditionalStrengthTraining."),
@@ -46,41 +23,13 @@ extension HealthToolbox {
         "route_point_count": Schema.integer("GPS points recorded (0: no route)."),
     ]
 
-    static func workoutSummary(_ workout: HealthWorkout, zone: TimeZone) -> JSONObject {
-        var item = JSONObject()
-        item.set("uuid", workout.uuid.uuidString)
-        item.set("activity_type", workout.activityType)
-        item.set("start", ISO8601.string(workout.start, timeZone: zone))
-        item.set("end", ISO8601.string(workout.end, timeZone: zone))
-        item.set("duration_minutes", workout.duration / 60, digits: 1)
-        item.set("distance_km", distanceKm(workout), digits: 3)
-        item.set("energy_kcal", energyKcal(workout), digits: 1)
-        item.set("source", workout.source.name)
-        item.set("route_point_count", workout.routes.reduce(0) { $0 + $1.pointCount })
-        return item
-    }
-
-    static func workoutLine(_ workout: HealthWorkout, zone: TimeZone) -> String {
-        var parts = ["\(TextFormat.time(workout.start, zone))  \(workout.activityType)",
-                     "\(TextFormat.number(workout.duration / 60)) min"]
-        if let km = distanceKm(workout) { parts.append("\(TextFormat.number(km, decimals: 2)) km") }
-        if let kcal = energyKcal(workout) { parts.append("\(TextFormat.number(kcal)) kcal") }
-        parts.append(workout.source.name)
+    static func workoutLine(_ workout: WorkoutRecord) -> String {
+        var parts = ["\(TextFormat.local(workout.start))  \(workout.activityType)",
+                     "\(TextFormat.number(workout.durationMinutes)) min"]
+        if let km = workout.distanceKm { parts.append("\(TextFormat.number(km, decimals: 2)) km") }
+        if let kcal = workout.energyKcal { parts.append("\(TextFormat.number(kcal)) kcal") }
+        parts.append(workout.source)
         return parts.joined(separator: "  ")
-    }
-
-    /// Activity type names as the store keeps them, from any accepted spelling.
-    static func activityTypes(_ names: [String]?) throws(HealthError) -> [String]? {
-        guard let names else { return nil }
-        return try names.map { name throws(HealthError) in
-            if let type = WorkoutActivityType.named(name) { return type.name }
-            let folded = name.lowercased()
-            let close = WorkoutActivityType.all.map(\.name).filter {
-                $0.lowercased().contains(folded) || folded.contains($0.lowercased())
-            }.prefix(5)
-            throw HealthError(.invalidArgument,
-                              "unknown activity type '\(name)'\(close.isEmpty ? "" : "; did you mean \(close.joined(separator: ", "))?") (HealthKit names such as running, walking, cycling, swimming, hiking, yoga, traditionalStrengthTraining)")
-        }
     }
 
     // MARK: list_workouts
@@ -111,60 +60,27 @@ extension HealthToolbox {
                                                    required: ["uuid", "activity_type", "start", "end", "duration_minutes", "source", "route_point_count"])),
         ].merging(Schema.paging) { a, _ in a }, required: ["time_zone", "start", "end", "count", "workouts", "has_more"])
     ) { toolbox, arguments in
-        var service = try toolbox.service(arguments)
-        let start: Date, end: Date, ascending: Bool, limit: Int, types: [String]?
-        var offset = 0
-        if let cursor = try arguments.string("cursor") {
-            let state = try PageCursor.decode(cursor, tool: "list_workouts")
-            start = try state.cursorDate("start")
-            end = try state.cursorDate("end")
-            ascending = state.cursorBool("asc")
-            limit = try state.cursorInt("limit", in: 1...maxWorkoutLimit)
-            offset = try state.cursorInt("offset", in: 0...10_000_000)
-            types = state.cursorStrings("types")
-            if let zone = state.cursorOptionalString("time_zone") { service.homeTimeZone = try DateExpression.timeZone(zone) }
-        } else {
-            (start, end) = try toolbox.range(arguments, service, defaultStart: "30d")
-            ascending = try arguments.choice("order", ["desc", "asc"], default: "desc") == "asc"
-            limit = try arguments.int("limit", default: 50, range: 1...maxWorkoutLimit)
-            types = try activityTypes(try arguments.strings("activity_type"))
-        }
-        let zone = service.homeTimeZone
-        let fetched = try await service.store.workouts(WorkoutQuery(activityTypes: types, start: start, end: end,
-                                                                    limit: offset + limit + 1, ascending: ascending))
-        let page = fetched.dropFirst(offset).prefix(limit)
-        var budget = PageBudget(toolbox.itemBudget)
-        var items: [JSON] = []
-        var lines: [String] = []
-        for workout in page {
-            let item = workoutSummary(workout, zone: zone).value
-            let line = workoutLine(workout, zone: zone)
-            guard budget.take(item, text: line) else { break }
-            items.append(item)
-            lines.append(line)
-        }
-        let hasMore = fetched.count > offset + items.count
-        var structured: [String: JSON] = [
-            "time_zone": .string(zone.identifier), "start": .string(ISO8601.string(start, timeZone: zone)),
-            "end": .string(ISO8601.string(end, timeZone: zone)), "count": .int(items.count),
-            "workouts": .array(items), "has_more": .bool(hasMore),
-        ]
-        let what = types.map { $0.joined(separator: "/") + " workouts" } ?? "workouts"
-        var text = items.isEmpty
-            ? "No \(what) between \(TextFormat.span(start, end, zone)) (\(zone.identifier))."
-            : "\(items.count) \(what), \(ascending ? "oldest" : "newest") first (\(zone.identifier)):\n" + lines.joined(separator: "\n")
-        if hasMore {
-            var state: [String: JSON] = [
-                "start": .string(ISO8601.string(start)), "end": .string(ISO8601.string(end)), "asc": .bool(ascending),
-                "limit": .int(limit), "offset": .int(offset + items.count), "time_zone": .string(zone.identifier),
-            ]
-            if let types { state["types"] = .array(types.map(JSON.string)) }
-            let cursor = PageCursor.encode(tool: "list_workouts", state)
-            structured["next_cursor"] = .string(cursor)
-            text += "\nMore workouts match: call list_workouts with cursor=\"\(cursor)\"."
-        }
-        if !items.isEmpty { text += "\n(get_workout with a uuid gives details; uuids are in the structured result: \(page.prefix(items.count).map(\.uuid.uuidString).joined(separator: ", ")))" }
-        return ToolReply(structured: structured, text: text)
+        let request = WorkoutsRequest(
+            activityTypes: try arguments.strings("activity_type"), start: try arguments.string("start"),
+            end: try arguments.string("end"),
+            ascending: try arguments.choice("order", ["desc", "asc"], default: "desc") == "asc",
+            timeZone: try arguments.string("time_zone"), cursor: try arguments.string("cursor"))
+        let limit = arguments.has("limit") ? try arguments.int("limit", default: 50, range: 1...maxWorkoutLimit) : nil
+        return try await toolbox.fitting(limit: limit, count: \.count, { limit in
+            var page = request
+            page.limit = limit
+            return try await toolbox.service.workouts(page)
+        }, text: { result in
+            let what = request.activityTypes.map { $0.joined(separator: "/") + " workouts" } ?? "workouts"
+            var text = result.workouts.isEmpty
+                ? "No \(what) between \(TextFormat.local(result.start)) → \(TextFormat.local(result.end)) (\(result.timeZone))."
+                : "\(result.count) \(what) (\(result.timeZone)):\n" + result.workouts.map(workoutLine).joined(separator: "\n")
+            if let next = result.nextCursor { text += "\nMore workouts match: call list_workouts with cursor=\"\(next)\"." }
+            if !result.workouts.isEmpty {
+                text += "\n(get_workout with a uuid gives details; uuids are in the structured result: \(result.workouts.map(\.uuid).joined(separator: ", ")))"
+            }
+            return text
+        })
     }
 
     // MARK: get_workout
@@ -227,151 +143,54 @@ extension HealthToolbox {
         ]) { a, _ in a }, required: ["uuid", "activity_type", "start", "end", "duration_minutes", "source", "route_point_count",
                                      "time_zone", "events", "statistics", "route_points", "route_offset"])
     ) { toolbox, arguments in
-        let service = try toolbox.service(arguments)
-        let zone = service.homeTimeZone
-        let text = try arguments.requiredString("uuid", hint: "a workout uuid from list_workouts")
-        guard let uuid = UUID(uuidString: text) else {
-            throw HealthError(.invalidArgument, "uuid '\(text)' is not a UUID; take one from list_workouts")
-        }
-        guard let workout = try await service.store.workout(uuid) else {
-            throw HealthError(.invalidArgument, "no workout has uuid \(text); list_workouts gives the uuids")
-        }
-        let offset = try arguments.int("route_offset", default: 0, range: 0...10_000_000)
-        let limit = try arguments.int("route_limit", default: 100, range: 0...maxRouteLimit)
-        var result = workoutSummary(workout, zone: zone)
-        result.set("time_zone", zone.identifier)
-        result.set("metadata", JSON.object(workout.metadata.mapValues(JSON.string)))
-        let eventNames = ["HKWorkoutEventTypePause": "pause", "HKWorkoutEventTypeResume": "resume",
-                          "HKWorkoutEventTypeLap": "lap", "HKWorkoutEventTypeMarker": "marker",
-                          "HKWorkoutEventTypeMotionPaused": "motionPaused",
-                          "HKWorkoutEventTypeMotionResumed": "motionResumed", "HKWorkoutEventTypeSegment": "segment"]
-        result.set("events", JSON.array(workout.events.map { event in
-            var item = JSONObject()
-            item.set("type", eventNames[event.type] ?? event.type)
-            item.set("date", ISO8601.string(event.date, timeZone: zone))
-            item.set("duration_seconds", event.duration, digits: 1)
-            return item.value
-        }))
-        var lines = [workoutLine(workout, zone: zone)]
-        if let km = distanceKm(workout), km > 0.01, workout.duration > 0 {
-            let seconds = Int((workout.duration / km).rounded())
+        let request = WorkoutRequest(
+            uuid: try arguments.requiredString("uuid", hint: "a workout uuid from list_workouts"),
+            routeOffset: try arguments.int("route_offset", default: 0, range: 0...10_000_000),
+            routeLimit: try arguments.int("route_limit", default: 100, range: 0...maxRouteLimit),
+            timeZone: try arguments.string("time_zone"))
+        return try await toolbox.fitting(limit: request.routeLimit, count: \.routePoints.count, { limit in
+            var page = request
+            page.routeLimit = limit ?? request.routeLimit
+            return try await toolbox.service.workout(page)
+        }, text: workoutText)
+    }
+
+    static func workoutText(_ detail: WorkoutDetail) -> String {
+        let workout = detail.workout
+        var lines = [workoutLine(workout)]
+        if let km = workout.distanceKm, km > 0.01, workout.durationMinutes > 0 {
+            let seconds = Int((workout.durationMinutes * 60 / km).rounded())
             if seconds < 100 * 3600 { lines[0] += "  (\(seconds / 60):\(String(format: "%02d", seconds % 60)) /km)" }
         }
-        var statisticLines: [String] = []
-        result.set("statistics", JSON.array(workout.statistics.map { statistic in
-            var item = JSONObject()
-            let type = SampleTypeRegistry.shortIdentifier(statistic.type)
-            item.set("type", type)
-            item.set("sum", statistic.sum)
-            item.set("average", statistic.average, digits: 1)
-            item.set("min", statistic.minimum, digits: 1)
-            item.set("max", statistic.maximum, digits: 1)
-            let unit = statistic.unit.map(HealthService.wireUnit)
-            item.set("unit", unit)
+        let statistics = detail.statistics.map { statistic in
             var parts: [String] = []
             if let sum = statistic.sum { parts.append("total \(TextFormat.number(sum, decimals: 2))") }
             if let average = statistic.average { parts.append("avg \(TextFormat.number(average, decimals: 1))") }
-            if let minimum = statistic.minimum { parts.append("min \(TextFormat.number(minimum, decimals: 1))") }
-            if let maximum = statistic.maximum { parts.append("max \(TextFormat.number(maximum, decimals: 1))") }
-            statisticLines.append("\(type): \(parts.joined(separator: ", ")) \(unit ?? "")")
-            return item.value
-        }))
-        if !statisticLines.isEmpty { lines.append("Statistics: " + statisticLines.joined(separator: "; ")) }
-        if !workout.events.isEmpty {
-            lines.append("Events: " + workout.events.map { "\(eventNames[$0.type] ?? $0.type) at \(TextFormat.clock($0.date, zone))" }.joined(separator: ", "))
+            if let minimum = statistic.min { parts.append("min \(TextFormat.number(minimum, decimals: 1))") }
+            if let maximum = statistic.max { parts.append("max \(TextFormat.number(maximum, decimals: 1))") }
+            return "\(statistic.type): \(parts.joined(separator: ", ")) \(statistic.unit ?? "")"
         }
-        result.set("route_offset", offset)
-        var pointItems: [JSON] = []
-        if let route = workout.routes.first {
-            // The summary needs every point; a route holds thousands at most.
-            let all = try await service.store.routePoints(route.uuid, offset: 0, limit: max(route.pointCount, 100_000))
-            result.set("route", routeSummary(all, route: route, zone: zone).value)
-            var budget = PageBudget(toolbox.itemBudget)
-            var pointLines: [String] = []
-            let end = min(all.count, offset + limit)
-            if offset < end {
-                for point in all[offset..<end] {
-                    var item = JSONObject()
-                    item.set("time", ISO8601.string(point.time, timeZone: zone))
-                    item.set("latitude", point.latitude, digits: 7)
-                    item.set("longitude", point.longitude, digits: 7)
-                    item.set("elevation_m", point.elevation, digits: 1)
-                    item.set("speed_mps", point.speed, digits: 2)
-                    let line = "\(String(ISO8601.string(point.time, timeZone: zone).dropFirst(11).prefix(8))) \(String(format: "%.6f,%.6f", point.latitude, point.longitude))\(point.elevation.map { String(format: " %.0f m", $0) } ?? "")"
-                    guard budget.take(item.value, text: line) else { break }
-                    pointItems.append(item.value)
-                    pointLines.append(line)
-                }
-            }
-            if let summary = result.fields["route"]?.objectValue {
-                var routeText = "Route: \(all.count) points"
-                if let km = summary["distance_km"] { routeText += ", \(TextFormat.number(km.doubleValue ?? km.intValue.map(Double.init), decimals: 2)) km along the track" }
-                if let gain = summary["elevation_gain_m"] { routeText += ", +\(TextFormat.number(gain.doubleValue ?? gain.intValue.map(Double.init))) m" }
-                lines.append(routeText)
-            }
-            if !pointLines.isEmpty {
-                lines.append("Points \(offset)–\(offset + pointLines.count - 1) (time, latitude,longitude, elevation):")
-                lines.append(pointLines.joined(separator: "\n"))
-            }
-            if limit > 0, offset + pointItems.count < all.count {
-                result.set("next_route_offset", offset + pointItems.count)
-                lines.append("More route points: call get_workout with route_offset=\(offset + pointItems.count).")
-            }
-        } else {
+        if !statistics.isEmpty { lines.append("Statistics: " + statistics.joined(separator: "; ")) }
+        if !detail.events.isEmpty {
+            lines.append("Events: " + detail.events.map { "\($0.type) at \(TextFormat.localClock($0.date))" }.joined(separator: ", "))
+        }
+        guard let route = detail.route else {
             lines.append("No route.")
+            return lines.joined(separator: "\n")
         }
-        result.set("route_points", JSON.array(pointItems))
-        return ToolReply(structured: result.fields, text: lines.joined(separator: "\n"))
-    }
-
-    static func routeSummary(_ points: [RoutePoint], route: HealthWorkout.Route, zone: TimeZone) -> JSONObject {
-        var summary = JSONObject()
-        summary.set("point_count", points.count)
-        summary.set("start", ISO8601.string(points.first?.time ?? route.start, timeZone: zone))
-        summary.set("end", ISO8601.string(points.last?.time ?? route.end, timeZone: zone))
-        guard let first = points.first else { return summary }
-        var distance = 0.0, gain = 0.0
-        // Elevation gain with a 5 m hysteresis, so that GPS noise does not add up to a climb.
-        var reference = first.elevation
-        var minLat = first.latitude, maxLat = first.latitude, minLon = first.longitude, maxLon = first.longitude
-        var minEle = first.elevation, maxEle = first.elevation
-        for (previous, point) in zip(points, points.dropFirst()) {
-            distance += haversine(previous, point)
-            if let e = point.elevation {
-                if let r = reference {
-                    if e - r >= 5 { gain += e - r; reference = e } else if e < r { reference = e }
-                } else {
-                    reference = e
-                }
-            }
-            minLat = min(minLat, point.latitude); maxLat = max(maxLat, point.latitude)
-            minLon = min(minLon, point.longitude); maxLon = max(maxLon, point.longitude)
-            if let e = point.elevation { minEle = min(minEle ?? e, e); maxEle = max(maxEle ?? e, e) }
+        var routeText = "Route: \(route.pointCount) points"
+        if let km = route.distanceKm { routeText += ", \(TextFormat.number(km, decimals: 2)) km along the track" }
+        if let gain = route.elevationGainM { routeText += ", +\(TextFormat.number(gain)) m" }
+        lines.append(routeText)
+        if !detail.routePoints.isEmpty {
+            lines.append("Points \(detail.routeOffset)–\(detail.routeOffset + detail.routePoints.count - 1) (time, latitude,longitude, elevation):")
+            lines.append(detail.routePoints.map { point in
+                "\(String(point.time.dropFirst(11).prefix(8))) \(String(format: "%.6f,%.6f", point.latitude, point.longitude))\(point.elevationM.map { String(format: " %.0f m", $0) } ?? "")"
+            }.joined(separator: "\n"))
         }
-        summary.set("distance_km", distance / 1000, digits: 3)
-        if minEle != nil { summary.set("elevation_gain_m", gain, digits: 1) }
-        summary.set("min_elevation_m", minEle, digits: 1)
-        summary.set("max_elevation_m", maxEle, digits: 1)
-        let seconds = (points.last?.time ?? first.time).timeIntervalSince(first.time)
-        if seconds > 0, distance > 10 {
-            summary.set("average_speed_mps", distance / seconds, digits: 2)
-            summary.set("pace_min_per_km", seconds / 60 / (distance / 1000), digits: 2)
+        if let next = detail.nextRouteOffset {
+            lines.append("More route points: call get_workout with route_offset=\(next).")
         }
-        var bounds = JSONObject()
-        bounds.set("min_latitude", minLat, digits: 7)
-        bounds.set("max_latitude", maxLat, digits: 7)
-        bounds.set("min_longitude", minLon, digits: 7)
-        bounds.set("max_longitude", maxLon, digits: 7)
-        summary.set("bounds", bounds.value)
-        return summary
-    }
-
-    /// Great-circle distance in meters.
-    static func haversine(_ a: RoutePoint, _ b: RoutePoint) -> Double {
-        let r = 6_371_000.0
-        let φ1 = a.latitude * .pi / 180, φ2 = b.latitude * .pi / 180
-        let Δφ = (b.latitude - a.latitude) * .pi / 180, Δλ = (b.longitude - a.longitude) * .pi / 180
-        let h = sin(Δφ / 2) * sin(Δφ / 2) + cos(φ1) * cos(φ2) * sin(Δλ / 2) * sin(Δλ / 2)
-        return 2 * r * atan2(sqrt(h), sqrt(max(0, 1 - h)))
+        return lines.joined(separator: "\n")
     }
 }

@@ -24,8 +24,11 @@ public struct HealthToolbox: Sendable {
     public var maxReplyBytes: Int
     public var logger: Logger
 
-    public init(service: HealthService, maxReplyBytes: Int = 1_000_000, logger: Logger? = nil) {
-        self.service = service
+    /// A toolbox acting for `principal` (default: the MCP client `mcp:default`, which may read everything unless
+    /// the owner changed its grants).
+    public init(service: HealthService, principal: Principal = .mcp(), maxReplyBytes: Int = 1_000_000,
+                logger: Logger? = nil) {
+        self.service = service.acting(as: principal)
         self.maxReplyBytes = maxReplyBytes
         self.logger = logger ?? Logger(label: "healthbridge.mcp", factory: { _ in SwiftLogNoOpLogHandler() })
     }
@@ -87,65 +90,36 @@ public struct HealthToolbox: Sendable {
     }
 
     static func encodedSize(_ result: CallTool.Result) -> Int {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(result).count) ?? Int.max
+        (try? JSONEncoder.wire.encode(result).count) ?? Int.max
     }
 
-    // MARK: Shared resolution
+    // MARK: Results
 
-    /// The service in the zone the call asks for, else the home zone.
-    func service(_ arguments: ToolArguments) throws(HealthError) -> HealthService {
-        guard let name = try arguments.string("time_zone") else { return service }
-        var zoned = service
-        zoned.homeTimeZone = try DateExpression.timeZone(name)
-        return zoned
-    }
-
-    /// `start`/`end` arguments: DateExpressions in the service's zone, end defaulting to now.
-    func range(_ arguments: ToolArguments, _ service: HealthService, defaultStart: String) throws(HealthError) -> (Date, Date) {
-        let now = service.clock()
-        let zone = service.homeTimeZone
-        func parse(_ key: String, _ text: String) throws(HealthError) -> Date {
-            do {
-                return try DateExpression.parse(text, now: now, timeZone: zone)
-            } catch {
-                throw HealthError(error.code, "\(key): \(error.message)")
-            }
+    /// A service result as structured content: the result's own JSON, which is the same document every interface
+    /// gives.
+    static func structured(_ value: some Encodable) throws -> [String: JSON] {
+        let data = try JSONEncoder.wire.encode(value)
+        guard case .object(let object) = try JSONDecoder().decode(JSON.self, from: data) else {
+            throw HealthError(.internalError, "a result did not encode as a JSON object")
         }
-        let start = try parse("start", try arguments.string("start") ?? defaultStart)
-        let end = try arguments.string("end").map { text throws(HealthError) in try parse("end", text) } ?? now
-        guard end >= start else {
-            throw HealthError(.invalidRange,
-                              "end (\(ISO8601.string(end, timeZone: zone))) is before start (\(ISO8601.string(start, timeZone: zone))); give a start before the end, or leave end out for now")
-        }
-        return (start, end)
+        return object
     }
 
-    /// Resolves a type name, turning "unknown" into an error that lists what the store has when nothing is close.
-    func resolveType(_ name: String) async throws -> SampleType {
-        do {
-            return try await service.engine.resolveType(name)
-        } catch let error as HealthError where error.code == .invalidType {
-            if error.message.contains("did you mean") {
-                throw HealthError(.invalidType, error.message + " (list_types shows the types in the store)")
+    /// Runs a paged use case so that its reply fits: when a page is larger than the reply budget, asks again for
+    /// half as many items, down to one. `limit` nil is the use case's default (or the cursor's).
+    func fitting<Result: Encodable>(limit: Int?, count: (Result) -> Int, _ page: (Int?) async throws -> Result,
+                                    text: (Result) -> String) async throws -> ToolReply {
+        var limit = limit
+        while true {
+            let result = try await page(limit)
+            let structured = try Self.structured(result)
+            let rendered = text(result)
+            let items = count(result)
+            if items > 1, JSON.object(structured).estimatedJSONSize + rendered.utf8.count * 6 / 5 > itemBudget {
+                limit = items / 2
+                continue
             }
-            let present = try await service.store.typeSummaries().prefix(12).map(\.type)
-            throw HealthError(.invalidType,
-                              "unknown type '\(name)'; the store has \(present.isEmpty ? "no data yet" : present.joined(separator: ", ") + (present.count == 12 ? ", …" : "")) (list_types shows them all)")
-        }
-    }
-
-    /// Checks a source filter against the sources of `type`, so that a misspelt name is an error, not an empty page.
-    func checkSources(_ names: [String]?, type: SampleType) async throws {
-        guard let names else { return }
-        let known = try await service.store.sources(type: type.identifier)
-        for name in names {
-            let lowered = name.lowercased()
-            if !known.contains(where: { $0.source.name.lowercased() == lowered || $0.source.key.lowercased() == lowered }) {
-                throw HealthError(.invalidArgument,
-                                  "no source named '\(name)' has \(type.identifier) samples; known: \(known.map(\.source.name).joined(separator: ", ")) (list_sources gives them)")
-            }
+            return ToolReply(structured: structured, text: rendered)
         }
     }
 }
@@ -162,30 +136,26 @@ struct ToolDefinition: Sendable {
     let argumentNames: [String]
     let run: @Sendable (HealthToolbox, ToolArguments) async throws -> ToolReply
 
+    /// What a tool does to the store, declared per tool (MCP's annotations).
+    struct Effect: Sendable {
+        var readOnly: Bool
+        var destructive: Bool
+        var idempotent: Bool
+
+        /// Reads only: the same call gives the same answer while the data does not change.
+        static let read = Effect(readOnly: true, destructive: false, idempotent: true)
+    }
+
     init(name: String, title: String, description: String, arguments: [String: JSON], required: [String] = [],
-         output: JSON, run: @escaping @Sendable (HealthToolbox, ToolArguments) async throws -> ToolReply) {
+         effect: Effect = .read, output: JSON,
+         run: @escaping @Sendable (HealthToolbox, ToolArguments) async throws -> ToolReply) {
         self.tool = Tool(
             name: name, title: title, description: description,
             inputSchema: Schema.object(arguments, required: required, additionalProperties: false),
-            annotations: Tool.Annotations(title: title, readOnlyHint: true, destructiveHint: false,
-                                          idempotentHint: true, openWorldHint: false),
+            annotations: Tool.Annotations(title: title, readOnlyHint: effect.readOnly, destructiveHint: effect.destructive,
+                                          idempotentHint: effect.idempotent, openWorldHint: false),
             outputSchema: output)
         self.argumentNames = arguments.keys.sorted()
         self.run = run
-    }
-}
-
-/// Collects the items of a page until the byte budget is spent.
-struct PageBudget {
-    var remaining: Int
-
-    init(_ bytes: Int) { remaining = bytes }
-
-    /// Takes an item's structured value and its text line; false when it no longer fits.
-    mutating func take(_ item: JSON, text: String) -> Bool {
-        let cost = item.estimatedJSONSize + text.utf8.count * 6 / 5 + 2
-        guard cost <= remaining else { return false }
-        remaining -= cost
-        return true
     }
 }

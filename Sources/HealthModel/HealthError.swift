@@ -24,6 +24,17 @@ public struct HealthError: Error, Sendable, Hashable, CustomStringConvertible {
         case invalidArgument = "HEALTH_INVALID_ARGUMENT"
         /// The caller is not allowed to read or write this type.
         case notAuthorized = "HEALTH_NOT_AUTHORIZED"
+        /// The caller did not say who it is, or its credentials are unknown or revoked (HTTPS: a missing or bad
+        /// bearer token).
+        case unauthenticated = "HEALTH_UNAUTHENTICATED"
+        /// What the request names does not exist: a workout uuid, an endpoint, a principal.
+        case notFound = "HEALTH_NOT_FOUND"
+        /// Too many requests or attempts; the message says when to try again.
+        case rateLimited = "HEALTH_RATE_LIMITED"
+        /// The request (or the answer it would need) is larger than allowed.
+        case payloadTooLarge = "HEALTH_PAYLOAD_TOO_LARGE"
+        /// The owner paused sharing: paired devices get no data until it resumes.
+        case sharingPaused = "HEALTH_SHARING_PAUSED"
         /// The store cannot be opened: locked, corrupt, or from a newer version.
         case storeUnavailable = "HEALTH_STORE_UNAVAILABLE"
         /// An Apple Health export could not be read.
@@ -36,10 +47,36 @@ public struct HealthError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var code: Code
     public var message: String
+    /// With ``Code/notAuthorized`` from a principal that may know it (a paired device reading types the owner did
+    /// not share): the types refused. Otherwise nil.
+    public var deniedTypes: [String]?
 
-    public init(_ code: Code, _ message: String) {
+    public init(_ code: Code, _ message: String, deniedTypes: [String]? = nil) {
         self.code = code
         self.message = message
+        self.deniedTypes = deniedTypes
+    }
+
+    /// The one JSON shape of an error on every wire: `{"error": {"code": "HEALTH_…", "message": "…"}}`.
+    public var envelope: Envelope { Envelope(error: Body(code: code, message: message, deniedTypes: deniedTypes)) }
+
+    /// `{"code", "message"}` (plus `denied_types` when set).
+    public struct Body: Codable, Sendable, Hashable {
+        public var code: Code
+        public var message: String
+        public var deniedTypes: [String]?
+
+        public init(code: Code, message: String, deniedTypes: [String]? = nil) {
+            self.code = code; self.message = message; self.deniedTypes = deniedTypes
+        }
+
+        enum CodingKeys: String, CodingKey { case code, message, deniedTypes = "denied_types" }
+    }
+
+    /// `{"error": Body}`.
+    public struct Envelope: Codable, Sendable, Hashable {
+        public var error: Body
+        public init(error: Body) { self.error = error }
     }
 
     /// `CODE: message`, the form OpenClaw nodes and the CLI print.

@@ -3,12 +3,14 @@ import Foundation
 // The wire types of the OpenClaw health capability, exactly as in the plan (field names, optionality), extended with
 // optional fields only. Every payload encodes with sorted keys and no nulls.
 
-/// The four node commands.
+/// The node's commands: the plan's four, and `health.sleep` (an extension).
 public enum OpenClawHealthCommand: String, Codable, Sendable, CaseIterable {
     case query = "health.query"
     case summary = "health.summary"
     case subscribe = "health.subscribe"
     case unsubscribe = "health.unsubscribe"
+    /// Extension: sleep nights by wake-up day.
+    case sleep = "health.sleep"
 }
 
 /// `health.query` parameters. Defaults: today 00:00 → now in the home time zone, limit 100 (1…500), newest first.
@@ -79,6 +81,8 @@ public struct OpenClawHealthStatistic: Codable, Sendable, Equatable {
     public var mostRecent: Double?
     /// Extension: the sources kept after the merge, highest priority first.
     public var sources: [String]?
+    /// Extension: category types (e.g. appleStandHour), minutes per value merged by priority.
+    public var durationsMinutes: [String: Double]?
 
     public init(startISO: String, endISO: String, sum: Double? = nil, average: Double? = nil, min: Double? = nil,
                 max: Double? = nil, unit: String, mostRecent: Double? = nil, sources: [String]? = nil) {
@@ -159,6 +163,36 @@ public struct OpenClawUpstreamSummaryPayload: Codable, Sendable, Equatable {
         self.sleepDurationMinutes = sleepDurationMinutes; self.restingHeartRateBpm = restingHeartRateBpm
         self.workoutCount = workoutCount; self.workoutDurationMinutes = workoutDurationMinutes
     }
+}
+
+/// `health.sleep` parameters (extension). Defaults: the last seven nights (`7d` → now).
+public struct OpenClawHealthSleepParams: Codable, Sendable, Equatable {
+    public var startISO: String?
+    public var endISO: String?
+    public init(startISO: String? = nil, endISO: String? = nil) { self.startISO = startISO; self.endISO = endISO }
+}
+
+/// One night on the wire (extension). Minutes to a tenth.
+public struct OpenClawHealthSleepNight: Codable, Sendable, Equatable {
+    /// The wake-up day, `YYYY-MM-DD`.
+    public var date: String
+    public var bedtimeISO: String?
+    public var wakeTimeISO: String?
+    public var inBedMinutes: Double
+    public var asleepMinutes: Double
+    public var coreMinutes: Double
+    public var deepMinutes: Double
+    public var remMinutes: Double
+    public var awakeMinutes: Double
+    public var sources: [String]
+}
+
+/// `health.sleep` payload (extension).
+public struct OpenClawHealthSleepPayload: Codable, Sendable, Equatable {
+    public var startISO: String
+    public var endISO: String
+    public var timeZone: String
+    public var nights: [OpenClawHealthSleepNight]
 }
 
 extension JSONEncoder {

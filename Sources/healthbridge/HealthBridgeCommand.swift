@@ -1,4 +1,6 @@
 import ArgumentParser
+import Foundation
+import HealthModel
 
 @main
 struct HealthBridgeCommand: AsyncParsableCommand {
@@ -8,11 +10,13 @@ struct HealthBridgeCommand: AsyncParsableCommand {
         discussion: """
             Data lives in $HEALTHBRIDGE_HOME, else $XDG_DATA_HOME/healthbridge, else ~/.local/share/healthbridge.
             Start with `healthbridge demo` or `healthbridge import export.zip`.
+            With --json, results are JSON on stdout and errors {"error":{"code","message"}} on stderr.
             """,
         version: HealthBridgeVersion.current,
         subcommands: [
             DemoCommand.self, ImportCommand.self, TypesCommand.self, SourcesCommand.self, QueryCommand.self,
-            SummaryCommand.self, SleepCommand.self, PriorityCommand.self,
+            SummaryCommand.self, LatestCommand.self, SleepCommand.self, WorkoutsCommand.self, ActivityCommand.self,
+            TodayCommand.self, PriorityCommand.self, GrantsCommand.self,
             MCPCommand.self, ServeCommand.self,
             NodeCommand.self,
             // Local-network export: server side, then the client of a paired server.
@@ -20,8 +24,34 @@ struct HealthBridgeCommand: AsyncParsableCommand {
             DiscoverCommand.self, PairCommand.self, StatusCommand.self, RemoteCommand.self, FetchCommand.self,
         ]
     )
-}
 
-enum HealthBridgeVersion {
-    static let current = "0.1.0"
+    /// Runs the command; with `--json`, a failure is `{"error": {"code", "message"}}` on stderr, with the exit code
+    /// the failure has without it (1 for a refused request, 64 for a usage error).
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        do {
+            var command = try parseAsRoot(arguments)
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            guard arguments.contains("--json"), let failure = jsonFailure(error) else { exit(withError: error) }
+            Output.jsonError(failure.error)
+            Foundation.exit(failure.code)
+        }
+    }
+
+    /// The error and exit code to print for a failure under `--json`; nil for help, version and explicit exit codes.
+    static func jsonFailure(_ error: any Error) -> (error: HealthError, code: Int32)? {
+        if error is ExitCode { return nil }
+        let code = exitCode(for: error)
+        guard code != .success else { return nil }
+        if let health = error as? HealthError { return (health, code.rawValue) }
+        let message = fullMessage(for: error).trimmingCharacters(in: .whitespacesAndNewlines)
+        let firstLine = message.split(separator: "\n").first.map(String.init) ?? message
+        let cleaned = firstLine.hasPrefix("Error: ") ? String(firstLine.dropFirst(7)) : firstLine
+        return (HealthError(code == .validationFailure ? .invalidArgument : .internalError, cleaned), code.rawValue)
+    }
 }

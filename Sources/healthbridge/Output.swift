@@ -70,6 +70,82 @@ enum Output {
         return String(iso.prefix(16)).replacingOccurrences(of: "T", with: " ")
     }
 
+    /// `2024-05-07 13:57` from an instant of a result (already in the result's zone).
+    static func local(_ iso: String?) -> String {
+        guard let iso else { return "—" }
+        return String(iso.prefix(16)).replacingOccurrences(of: "T", with: " ")
+    }
+
+    /// `13:57` from an instant of a result.
+    static func clock(_ iso: String?) -> String {
+        guard let iso, iso.count >= 16 else { return "—" }
+        return String(iso.dropFirst(11).prefix(5))
+    }
+
+    /// A summary as a table: one row per bucket, the statistics it has, each source's own series with --by-source.
+    static func summary(_ result: SummaryResult) {
+        let daily = !result.interval.hasSuffix("minute") && !result.interval.hasSuffix("hour")
+        let label: (SummaryBucket) -> String = { bucket in
+            result.interval == "total" ? "\(local(bucket.start)) → \(local(bucket.end))"
+                : daily ? String(bucket.start.prefix(10)) : local(bucket.start)
+        }
+        var columns: [(String, (SummaryBucket) -> String)] = []
+        if result.statistics == ["duration"] {
+            let names = Set(result.buckets.flatMap { $0.durationsMinutes?.keys.map { $0 } ?? [] }).sorted()
+            for name in names { columns.append(("\(name) (min)", { number($0.durationsMinutes?[name], decimals: 1) })) }
+        } else {
+            let statistics = Set(result.statistics)
+            if statistics.contains("sum") { columns.append(("sum (\(result.unit))", { number($0.sum, decimals: nil) })) }
+            if statistics.contains("average") { columns.append(("average (\(result.unit))", { number($0.average, decimals: 1) })) }
+            if statistics.contains("min") { columns.append(("min", { number($0.min, decimals: 1) })) }
+            if statistics.contains("max") { columns.append(("max", { number($0.max, decimals: 1) })) }
+            if statistics.contains("most_recent") { columns.append(("latest", { number($0.mostRecent, decimals: 1) })) }
+        }
+        let series = result.bySource ?? []
+        let header = ["start"] + columns.map(\.0) + series.map(\.source) + ["sources"]
+        let rows = result.buckets.map { bucket -> [String] in
+            var row = [label(bucket)] + columns.map { $0.1(bucket) }
+            for entry in series {
+                let own = entry.buckets.first { $0.start == bucket.start }
+                row.append(number(own?.sum ?? own?.average, decimals: own?.sum != nil ? nil : 1))
+            }
+            row.append(bucket.sources.joined(separator: ", "))
+            return row
+        }
+        table(header, rows)
+        if let total = result.totalSum, result.buckets.count > 1 { print("\nTotal: \(number(total, decimals: nil)) \(result.unit)") }
+        if result.merged {
+            print("\nMerged by source priority (\(result.sourcePriority.joined(separator: " → "))), as the Health app does.")
+        }
+    }
+
+    static func sources(_ result: SourcesResult) {
+        table(["rank", "source", "kind", "device", "samples"], result.sources.map { source in
+            [source.rank.map(String.init) ?? "", source.name, source.category, source.device ?? "",
+             number(Double(source.count))]
+        })
+    }
+
+    static func workouts(_ workouts: [WorkoutRecord]) {
+        table(["start", "activity", "minutes", "km", "kcal", "route points", "source", "uuid"], workouts.map { workout in
+            [local(workout.start), workout.activityType, number(workout.durationMinutes, decimals: 1),
+             number(workout.distanceKm, decimals: 2), number(workout.energyKcal), String(workout.routePointCount),
+             workout.source, workout.uuid]
+        })
+    }
+
+    static func grants(_ entries: [GrantsResult.Entry]) {
+        table(["principal", "read", "write", "set by"], entries.map { entry in
+            [entry.principal, entry.read, entry.write, entry.explicit ? "owner" : "default"]
+        })
+    }
+
+    /// An error in the one shape every interface uses: `{"error": {"code", "message"}}`, one line on stderr.
+    static func jsonError(_ error: HealthError) {
+        let data = (try? JSONEncoder.wire.encode(error.envelope)) ?? Data()
+        FileHandle.standardError.write(data + Data("\n".utf8))
+    }
+
     static func stderr(_ text: String) {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
@@ -83,4 +159,11 @@ enum CLILog {
         logger.logLevel = level ?? .warning
         return logger
     }()
+}
+
+/// Type erasure for mixed JSON objects.
+struct AnyEncodable: Encodable {
+    let encodeValue: (Encoder) throws -> Void
+    init<T: Encodable>(_ value: T) { encodeValue = value.encode }
+    func encode(to encoder: Encoder) throws { try encodeValue(encoder) }
 }

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import HealthModel
+import HealthService
 
 struct PriorityCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -16,34 +16,17 @@ struct PriorityCommand: AsyncParsableCommand {
     @Option(help: "Comma-separated source names, highest priority first; sources not named follow in default order.")
     var set: String?
     @Flag(help: "Forget the stored order and use the default.") var reset = false
-    @Flag(help: "Print JSON.") var json = false
-
-    func validate() throws {
-        if set != nil && reset { throw ValidationError("use either --set or --reset, not both") }
-    }
+    @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let service = try await store.openService()
-        let type = try await service.engine.resolveType(self.type).identifier
-        if let set {
-            let names = set.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-            guard !names.isEmpty else { throw ValidationError("--set needs at least one source name") }
-            try await service.store.setPriority(type: type, sources: names)
-        } else if reset {
-            try await service.store.resetPriority(type: type)
-        }
-        let order = try await service.store.priority(type: type)
-        if json {
-            try Output.json(order.map(SourceJSON.init))
+        let result = try await store.openService().priority(PriorityRequest(
+            type: type, set: set.map { [$0] }, reset: reset ? true : nil))
+        if output.json { return try Output.json(result) }
+        if result.sources.isEmpty {
+            print("No \(result.type ?? type) samples in the store yet.")
             return
         }
-        if order.isEmpty {
-            print("No \(type) samples in the store yet.")
-            return
-        }
-        Output.table(["rank", "source", "kind", "samples", "order"], order.map { entry in
-            [String((entry.rank ?? 0) + 1), entry.source.name, entry.category.label, Output.number(Double(entry.count)),
-             entry.userOrdered ? "yours" : "default"]
-        })
+        Output.sources(result)
+        print("\n\(result.userOrdered == true ? "Your order." : "The default order.")")
     }
 }

@@ -1,33 +1,36 @@
 import ArgumentParser
 import Foundation
-import HealthEngine
-import HealthModel
+import HealthService
 
 struct SleepCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sleep",
-        abstract: "Sleep per night (attributed to the wake-up day): in bed, asleep, core, deep, REM, awake.")
+        abstract: "Sleep per night (attributed to the wake-up day): in bed, asleep, core, deep, REM, awake.",
+        discussion: "The range selects wake-up days: --from 2024-05-01 --to 2024-05-08 gives the nights ending May 1 to 7.")
 
     @OptionGroup var store: StoreOptions
     @OptionGroup var range: RangeOptions
-    @Flag(help: "Print JSON.") var json = false
+    @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let service = try await store.openService(timeZone: range.tz)
-        let (start, end) = try range.resolve(service, defaultFrom: "7d")
-        let nights = try await service.engine.sleepNights(from: start, to: end, timeZone: service.homeTimeZone)
-        if json {
-            try Output.json(["timeZone": AnyEncodable(service.homeTimeZone.identifier), "nights": AnyEncodable(nights)])
-            return
+        let service = try await store.openService()
+        var result = try await service.sleep(SleepRequest(start: range.from, end: range.to, timeZone: range.tz))
+        while let next = result.nextCursor {
+            let page = try await service.sleep(SleepRequest(cursor: next))
+            result.nights += page.nights
+            result.count += page.count
+            result.end = page.end
+            result.nextCursor = page.nextCursor
         }
-        if nights.isEmpty {
+        result.hasMore = false
+        if output.json { return try Output.json(result) }
+        if result.nights.isEmpty {
             print("No sleep recorded in that range.")
             return
         }
         Output.table(["night of", "bedtime", "wake", "in bed", "asleep", "core", "deep", "REM", "awake", "sources"],
-                     nights.map { night in
-            [night.date, Output.date(night.bedtime, service.homeTimeZone).suffix(5).description,
-             Output.date(night.wakeTime, service.homeTimeZone).suffix(5).description,
+                     result.nights.map { night in
+            [night.date, Output.clock(night.bedtime), Output.clock(night.wakeTime),
              Output.minutes(night.inBedMinutes), Output.minutes(night.asleepMinutes), Output.minutes(night.coreMinutes),
              Output.minutes(night.deepMinutes), Output.minutes(night.remMinutes), Output.minutes(night.awakeMinutes),
              night.sources.joined(separator: ", ")]

@@ -22,34 +22,27 @@ struct StoreOptions: ParsableArguments {
         try SQLiteHealthStore(location: .file(resolveHome().storeURL), logger: CLILog.logger)
     }
 
-    /// The service, in the home zone or the `--tz` zone.
-    func openService(timeZone: String? = nil) async throws -> HealthService {
-        let store = try openStore()
-        let zone = try timeZone.map { name throws(HealthError) in try DateExpression.timeZone(name) }
-        return try await HealthService.open(store: store, timeZone: zone)
+    /// The service, acting for the owner (the person at this machine's command line).
+    func openService() async throws -> HealthService {
+        try await HealthService.open(store: try openStore())
     }
 }
 
-/// Options shared by the reading commands.
+/// Options shared by the reading commands: passed to the service as they were typed (it resolves them, see
+/// `DateRange`).
 struct RangeOptions: ParsableArguments {
     @Option(help: "Start: an ISO date or instant, now, today, yesterday, or a span back from now (7d, 12h, 2w, 3mo, 1y).")
     var from: String?
 
-    @Option(help: "End, in the same forms (default: now).")
+    @Option(help: "End (exclusive), in the same forms (default: now).")
     var to: String?
 
-    @Option(help: "IANA time zone for day boundaries (default: the store's home zone).")
+    @Option(help: "IANA time zone for day boundaries and the times shown (default: the store's home zone).")
     var tz: String?
+}
 
-    func resolve(_ service: HealthService, defaultFrom: String) throws -> (Date, Date) {
-        let now = service.clock()
-        let start = try DateExpression.parse(from ?? defaultFrom, now: now, timeZone: service.homeTimeZone)
-        let end = try to.map { text throws(HealthError) in
-            try DateExpression.parse(text, now: now, timeZone: service.homeTimeZone)
-        } ?? now
-        guard end >= start else {
-            throw HealthError(.invalidRange, "--to (\(ISO8601.string(end))) is before --from (\(ISO8601.string(start)))")
-        }
-        return (start, end)
-    }
+/// `--json` for every command that prints a result: the service's result document, one JSON object; errors as
+/// `{"error": {"code", "message"}}` on stderr.
+struct OutputOptions: ParsableArguments {
+    @Flag(help: "Print the result as JSON (errors too, on stderr).") var json = false
 }

@@ -1,0 +1,85 @@
+import Foundation
+import HealthModel
+import HealthService
+import Hummingbird
+
+// The read use cases beyond `health/data`, one endpoint each: decode the query parameters into the service's
+// request, call the service as the paired client, encode its result (the same JSON document MCP and the CLI give).
+// Parameter names are those of the MCP tools.
+
+extension ExportServer {
+    func addUseCases(to api: RouterGroup<ExportContext>) {
+        api.get("health/statistics") { request, context in
+            let p = try APIParameters(request.uri, allowed: ["type", "start", "end", "interval", "statistics", "time_zone",
+                                                             "by_source", "source", "skip_empty", "unit", "limit", "cursor"])
+            return try await self.answer(context) { service in
+                try await service.summary(SummaryRequest(
+                    type: p.string("type"), start: p.string("start"), end: p.string("end"), interval: p.string("interval"),
+                    statistics: p.list("statistics"), timeZone: p.string("time_zone"), bySource: try p.bool("by_source"),
+                    sources: p.list("source"), skipEmpty: try p.bool("skip_empty"), unit: p.string("unit"),
+                    limit: try p.int("limit"), cursor: p.string("cursor")))
+            }
+        }
+        api.get("health/latest") { request, context in
+            let p = try APIParameters(request.uri, allowed: ["type", "source", "time_zone"])
+            return try await self.answer(context) { service in
+                try await service.latest(LatestRequest(type: p.string("type"), sources: p.list("source"),
+                                                       timeZone: p.string("time_zone")))
+            }
+        }
+        api.get("health/sleep") { request, context in
+            let p = try APIParameters(request.uri, allowed: ["start", "end", "time_zone", "cursor"])
+            return try await self.answer(context) { service in
+                try await service.sleep(SleepRequest(start: p.string("start"), end: p.string("end"),
+                                                     timeZone: p.string("time_zone"), cursor: p.string("cursor")))
+            }
+        }
+        api.get("health/workouts") { request, context in
+            let p = try APIParameters(request.uri, allowed: ["activity_type", "start", "end", "limit", "order", "time_zone", "cursor"])
+            let order = p.string("order") ?? "desc"
+            guard ["asc", "desc"].contains(order) else {
+                throw HealthError(.invalidArgument, "order must be asc or desc, got '\(order.prefix(16))'")
+            }
+            return try await self.answer(context) { service in
+                try await service.workouts(WorkoutsRequest(
+                    activityTypes: p.list("activity_type"), start: p.string("start"), end: p.string("end"),
+                    limit: try p.int("limit"), ascending: order == "asc", timeZone: p.string("time_zone"),
+                    cursor: p.string("cursor")))
+            }
+        }
+        api.get("health/workouts/:uuid") { request, context in
+            let p = try APIParameters(request.uri, allowed: ["route_offset", "route_limit", "time_zone"])
+            let uuid = context.parameters.get("uuid")
+            return try await self.answer(context) { service in
+                try await service.workout(WorkoutRequest(uuid: uuid, routeOffset: try p.int("route_offset"),
+                                                         routeLimit: try p.int("route_limit"), timeZone: p.string("time_zone")))
+            }
+        }
+        api.get("health/activity") { request, context in
+            let p = try APIParameters(request.uri, allowed: ["start", "end", "limit", "time_zone", "cursor"])
+            return try await self.answer(context) { service in
+                try await service.activitySummaries(ActivitySummariesRequest(
+                    start: p.string("start"), end: p.string("end"), limit: try p.int("limit"),
+                    timeZone: p.string("time_zone"), cursor: p.string("cursor")))
+            }
+        }
+        api.get("health/sources") { request, context in
+            let p = try APIParameters(request.uri, allowed: ["type"])
+            return try await self.answer(context) { service in
+                try await service.sources(SourcesRequest(type: p.string("type")))
+            }
+        }
+        api.get("health/today") { request, context in
+            _ = try APIParameters(request.uri, allowed: [])
+            return try await self.answer(context) { service in try await service.today() }
+        }
+    }
+
+    /// Runs a use case as the request's paired client (sharing must be on) and answers its result as JSON.
+    func answer<Result: Encodable>(_ context: ExportContext,
+                                   _ call: (HealthService) async throws -> Result) async throws -> Response {
+        try requireSharing(context)
+        let result = try await call(deviceService(context))
+        return Self.json(.ok, try JSONEncoder.wire.encode(result))
+    }
+}

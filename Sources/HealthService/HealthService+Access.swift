@@ -1,0 +1,177 @@
+import Foundation
+import HealthModel
+import HealthStore
+
+/// Consent: the grants of each principal, per type and direction, persisted in the store's settings.
+extension HealthService {
+    static let grantsSettingPrefix = "access.grants."
+    static let principalsSetting = "access.principals"
+    /// Names a grant may use besides sample types: activity rings are not a sample type in HealthKit either.
+    static let extraGrantTypes: Set<String> = ["activitySummary"]
+
+    /// The grants `principal` has now: its own if the owner gave it some, else (for a paired device) those of every
+    /// paired device (`device:*`), else its kind's defaults (the owner everything; MCP clients and gateways read
+    /// everything; devices, ingest tokens and apps nothing).
+    ///
+    /// ```swift
+    /// try await service.grants(for: .device(id)).read.allows("stepCount")
+    /// ```
+    public func grants(for principal: Principal) async throws -> AccessGrants {
+        if principal.kind == .owner { return principal.defaultGrants }
+        if let own = try await storedGrants(principal) { return own }
+        if principal.kind == .device, principal != .allDevices, let shared = try await storedGrants(.allDevices) {
+            return shared
+        }
+        return principal.defaultGrants
+    }
+
+    /// Every principal the owner gave grants to, and the kinds' defaults.
+    ///
+    /// ```swift
+    /// for entry in try await service.listGrants().principals { print(entry.principal, entry.read) }
+    /// ```
+    public func listGrants() async throws -> GrantsResult {
+        var ids = try await principalIDs()
+        for fixed in [Principal.mcp(), Principal.gateway(), Principal.allDevices] where !ids.contains(fixed.id) {
+            ids.append(fixed.id)
+        }
+        var entries: [GrantsResult.Entry] = [GrantsResult.Entry(principal: Principal.owner.id, read: TypeGrant.all.summary,
+                                                                write: TypeGrant.all.summary, explicit: false,
+                                                                grants: Principal.owner.defaultGrants)]
+        for id in ids.sorted() {
+            guard let principal = try? Principal(parsing: id), principal.kind != .owner else { continue }
+            let explicit = try await storedGrants(principal) != nil
+            let grants = try await self.grants(for: principal)
+            entries.append(.init(principal: id, read: grants.read.summary, write: grants.write.summary,
+                                 explicit: explicit, grants: grants))
+        }
+        return GrantsResult(principals: entries)
+    }
+
+    /// Changes the grants of `principal`: types to allow for reading or writing (`*` for all), types to deny in both
+    /// directions, or `reset` back to the defaults first. Only the owner may change grants.
+    ///
+    /// ```swift
+    /// try await service.updateGrants(GrantsUpdate(principal: "device:*", allowRead: ["stepCount", "heartRate"]))
+    /// ```
+    @discardableResult
+    public func updateGrants(_ update: GrantsUpdate) async throws -> GrantsResult.Entry {
+        guard principal.kind == .owner else {
+            throw HealthError(.notAuthorized, "only the owner may change grants (`healthbridge grants` on the server)")
+        }
+        let target = try Principal(parsing: update.principal)
+        guard target.kind != .owner else {
+            throw HealthError(.invalidArgument, "the owner has every grant; name another principal (mcp, gateway, device:ID, device:*, ingest:NAME, app:ID)")
+        }
+        var grants = update.reset ? target.defaultGrants : try await self.grants(for: target)
+        if update.reset, target.kind == .device, target != .allDevices, let shared = try await storedGrants(.allDevices) {
+            grants = shared
+        }
+        for name in try Self.grantTypes(update.allowRead) { grants.read.allow(name) }
+        for name in try Self.grantTypes(update.allowWrite) { grants.write.allow(name) }
+        for name in try Self.grantTypes(update.deny) {
+            grants.read.deny(name)
+            grants.write.deny(name)
+        }
+        if update.reset && update.allowRead.isEmpty && update.allowWrite.isEmpty && update.deny.isEmpty {
+            try await store.setSetting(Self.grantsSettingPrefix + target.id, nil)
+            try await setPrincipalIDs(try await principalIDs().filter { $0 != target.id })
+        } else {
+            let data = try JSONEncoder.wire.encode(grants)
+            try await store.setSetting(Self.grantsSettingPrefix + target.id, String(decoding: data, as: UTF8.self))
+            var ids = try await principalIDs()
+            if !ids.contains(target.id) { ids.append(target.id); try await setPrincipalIDs(ids) }
+        }
+        let stored = try await storedGrants(target) != nil
+        let effective = try await self.grants(for: target)
+        return .init(principal: target.id, read: effective.read.summary, write: effective.write.summary,
+                     explicit: stored, grants: effective)
+    }
+
+    /// Whether this service's principal may read `type`.
+    public func mayRead(_ type: String) async throws -> Bool {
+        try await grants(for: principal).read.allows(SampleTypeRegistry.shortIdentifier(type))
+    }
+
+    /// Read consent for a use case: true when readable; false when the answer must look like no data; throws
+    /// `HEALTH_NOT_AUTHORIZED` (with the types) when this principal is told about denial.
+    func authorizeRead(_ types: [String]) async throws -> Bool {
+        let grants = try await grants(for: principal)
+        let denied = types.filter { !grants.read.allows($0) }
+        guard !denied.isEmpty else { return true }
+        if principal.seesReadDenial {
+            throw HealthError(.notAuthorized,
+                              "not shared with this device: \(denied.joined(separator: ", ")) (the owner shares types with `healthbridge sharing types --enable` or `healthbridge grants`)",
+                              deniedTypes: denied)
+        }
+        return false
+    }
+
+    /// Write consent: `HEALTH_NOT_AUTHORIZED` naming the command the owner would run.
+    func authorizeWrite(_ type: String) async throws {
+        guard try await grants(for: principal).write.allows(type) else {
+            throw HealthError(.notAuthorized,
+                              "\(principal.id) may not write \(type); the owner can allow it with `healthbridge grants \(principal.id) --allow-write \(type)`")
+        }
+    }
+
+    func storedGrants(_ principal: Principal) async throws -> AccessGrants? {
+        guard let text = try await store.setting(Self.grantsSettingPrefix + principal.id) else { return nil }
+        return try? JSONDecoder().decode(AccessGrants.self, from: Data(text.utf8))
+    }
+
+    func principalIDs() async throws -> [String] {
+        guard let text = try await store.setting(Self.principalsSetting),
+              let ids = try? JSONDecoder().decode([String].self, from: Data(text.utf8)) else { return [] }
+        return ids
+    }
+
+    func setPrincipalIDs(_ ids: [String]) async throws {
+        let data = try JSONEncoder.wire.encode(ids.sorted())
+        try await store.setSetting(Self.principalsSetting, String(decoding: data, as: UTF8.self))
+    }
+
+    /// Type names of a grant, resolved to short identifiers; `*` stays.
+    static func grantTypes(_ names: [String]) throws(HealthError) -> [String] {
+        try (list(names) ?? []).map { name throws(HealthError) in
+            if name == "*" || name.lowercased() == "all" { return "*" }
+            if extraGrantTypes.contains(name) { return name }
+            return try SampleTypeRegistry.resolve(name).identifier
+        }
+    }
+}
+
+/// A change of grants (`healthbridge grants PRINCIPAL --allow-read … --allow-write … --deny … --reset`).
+public struct GrantsUpdate: Codable, Sendable, Hashable {
+    public var principal: String
+    public var allowRead: [String]
+    public var allowWrite: [String]
+    public var deny: [String]
+    public var reset: Bool
+
+    public init(principal: String, allowRead: [String] = [], allowWrite: [String] = [], deny: [String] = [],
+                reset: Bool = false) {
+        self.principal = principal; self.allowRead = allowRead; self.allowWrite = allowWrite; self.deny = deny
+        self.reset = reset
+    }
+}
+
+/// The grants of every principal.
+public struct GrantsResult: Codable, Sendable, Hashable {
+    public struct Entry: Codable, Sendable, Hashable {
+        public var principal: String
+        /// `all`, `all except …`, the types, or `none`.
+        public var read: String
+        public var write: String
+        /// False when the principal has its kind's defaults (or, for a device, those of `device:*`).
+        public var explicit: Bool
+        public var grants: AccessGrants
+
+        public init(principal: String, read: String, write: String, explicit: Bool, grants: AccessGrants) {
+            self.principal = principal; self.read = read; self.write = write; self.explicit = explicit
+            self.grants = grants
+        }
+    }
+
+    public var principals: [Entry]
+}

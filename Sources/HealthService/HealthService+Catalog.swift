@@ -1,0 +1,169 @@
+import Foundation
+import HealthModel
+import HealthStore
+
+/// What is in the store: types, sources, and the priority order statistics merge sources by.
+public struct TypesResult: Codable, Sendable, Hashable {
+    /// The home time zone; dates are given in it.
+    public var timeZone: String
+    public var now: String
+    public var count: Int
+    public var types: [TypeRecord]
+
+    enum CodingKeys: String, CodingKey { case timeZone = "time_zone", now, count, types }
+}
+
+public struct TypeRecord: Codable, Sendable, Hashable {
+    /// The identifier to pass as `type`.
+    public var type: String
+    public var kind: String
+    public var displayName: String
+    public var count: Int
+    public var first: String?
+    public var last: String?
+    /// The unit values are reported in (quantity types).
+    public var unit: String?
+    /// Units the samples were recorded in.
+    public var recordedUnits: [String]
+    /// `cumulative` or `discrete` (quantity types).
+    public var aggregation: String?
+    /// The statistics a summary gives for it.
+    public var statistics: [String]
+
+    enum CodingKeys: String, CodingKey {
+        case type, kind, displayName = "display_name", count, first, last, unit, recordedUnits = "recorded_units"
+        case aggregation, statistics
+    }
+}
+
+/// Sources, or one type's sources in priority order.
+public struct SourcesRequest: Codable, Sendable, Hashable {
+    public var type: String?
+    public init(type: String? = nil) { self.type = type }
+}
+
+/// Shows or changes one type's priority order (the owner only changes it).
+public struct PriorityRequest: Codable, Sendable, Hashable {
+    public var type: String?
+    /// Source names, highest priority first; sources not named follow in the default order.
+    public var set: [String]?
+    /// Forget the stored order.
+    public var reset: Bool?
+
+    public init(type: String? = nil, set: [String]? = nil, reset: Bool? = nil) {
+        self.type = type; self.set = set; self.reset = reset
+    }
+}
+
+public struct SourcesResult: Codable, Sendable, Hashable {
+    public var type: String?
+    /// Highest priority first (with a type).
+    public var priorityOrder: [String]?
+    /// True when the owner set this type's order.
+    public var userOrdered: Bool?
+    public var count: Int
+    public var sources: [SourceRecord]
+
+    enum CodingKeys: String, CodingKey {
+        case type, priorityOrder = "priority_order", userOrdered = "user_ordered", count, sources
+    }
+}
+
+public struct SourceRecord: Codable, Sendable, Hashable {
+    public var name: String
+    /// typed in, Apple Watch, iPhone, other device, app.
+    public var category: String
+    public var bundleId: String?
+    /// The device model and hardware, when known.
+    public var device: String?
+    public var count: Int
+    /// 1 is the highest priority (with a type).
+    public var rank: Int?
+
+    enum CodingKeys: String, CodingKey { case name, category, bundleId = "bundle_id", device, count, rank }
+}
+
+extension HealthService {
+    /// The types present in the store that this principal may read, with counts, spans, units and statistics.
+    ///
+    /// ```swift
+    /// let types = try await service.types()
+    /// types.types.first?.statistics   // ["sum"]
+    /// ```
+    /// With `includingGranted`, the types granted by name are listed too when they have no data yet (what a paired
+    /// device is told it may read).
+    public func types(includingGranted: Bool = false) async throws -> TypesResult {
+        let grants = try await grants(for: principal)
+        var summaries = try await store.typeSummaries().filter { grants.read.allows($0.type) }
+        if includingGranted, !grants.read.all {
+            let present = Set(summaries.map(\.type))
+            for name in grants.read.types.sorted() where !present.contains(name) {
+                guard let type = SampleTypeRegistry.registered(name) else { continue }
+                summaries.append(TypeSummary(type: type.identifier, kind: type.kind, count: 0, first: nil, last: nil,
+                                             units: []))
+            }
+            summaries.sort { $0.type < $1.type }
+        }
+        let records = summaries.map { summary -> TypeRecord in
+            let type = SampleTypeRegistry.registered(summary.type)
+                ?? SampleTypeRegistry.unregistered(summary.type)
+                ?? SampleType(identifier: summary.type, kind: summary.kind, displayName: summary.type, isRegistered: false)
+            return TypeRecord(type: type.identifier, kind: summary.kind.rawValue, displayName: type.displayName,
+                              count: summary.count, first: summary.first.map(iso), last: summary.last.map(iso),
+                              unit: type.kind == .quantity ? (type.canonicalUnit ?? summary.units.first).map(Self.wireUnit) : nil,
+                              recordedUnits: summary.units, aggregation: type.aggregation?.rawValue,
+                              statistics: Self.statisticNames(for: type))
+        }
+        return TypesResult(timeZone: homeTimeZone.identifier, now: iso(clock()), count: records.count, types: records)
+    }
+
+    /// Every source with its sample count; with a type, that type's sources in the order its statistics merge by.
+    public func sources(_ request: SourcesRequest) async throws -> SourcesResult {
+        guard let name = DateRange.nonEmpty(request.type) else {
+            let summaries = try await store.sources(type: nil).sorted { $0.count > $1.count }
+            return SourcesResult(count: summaries.count, sources: summaries.map { Self.sourceRecord($0, rank: nil) })
+        }
+        let type = try await resolveType(name)
+        guard try await authorizeRead([type.identifier]) else {
+            return SourcesResult(type: type.identifier, priorityOrder: [], userOrdered: false, count: 0, sources: [])
+        }
+        let summaries = try await store.priority(type: type.identifier, counts: true)
+        return SourcesResult(type: type.identifier, priorityOrder: summaries.map(\.source.name),
+                             userOrdered: summaries.contains { $0.userOrdered }, count: summaries.count,
+                             sources: summaries.enumerated().map { Self.sourceRecord($1, rank: $0 + 1) })
+    }
+
+    /// A type's priority order; with `set` or `reset`, changes it first (the owner only).
+    ///
+    /// ```swift
+    /// try await service.priority(PriorityRequest(type: "stepCount", set: ["Alex’s iPhone"]))
+    /// ```
+    public func priority(_ request: PriorityRequest) async throws -> SourcesResult {
+        let type = try await resolveType(request.type)
+        let names = Self.list(request.set)
+        if request.set != nil || request.reset == true {
+            guard principal.kind == .owner else {
+                throw HealthError(.notAuthorized, "only the owner may change the priority order")
+            }
+            if names != nil, request.reset == true {
+                throw HealthError(.invalidArgument, "set a new order or reset it, not both")
+            }
+            if let names {
+                try await checkSources(names, type: type)
+                try await store.setPriority(type: type.identifier, sources: names)
+            } else if request.reset == true {
+                try await store.resetPriority(type: type.identifier)
+            } else {
+                throw HealthError(.invalidArgument, "set needs at least one source name, highest priority first")
+            }
+        }
+        return try await sources(SourcesRequest(type: type.identifier))
+    }
+
+    static func sourceRecord(_ summary: SourceSummary, rank: Int?) -> SourceRecord {
+        let device = summary.source.device.map { [$0.model, $0.hardware].compactMap { $0 }.joined(separator: " ") }
+        return SourceRecord(name: summary.source.name, category: summary.source.category.label,
+                            bundleId: summary.source.bundleIdentifier, device: device?.isEmpty == false ? device : nil,
+                            count: summary.count, rank: rank)
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import HealthEngine
+import HealthModel
+import HealthStore
+
+/// Samples of several types in one paged stream, oldest first, type after type: the local-network export's
+/// `health/data`.
+///
+/// ```swift
+/// let page = try await service.samples(ofTypes: TypedSamplesRequest(types: ["stepCount", "heartRate"], start: "7d"))
+/// ```
+public struct TypedSamplesRequest: Codable, Sendable, Hashable {
+    /// 1…32 quantity or category types.
+    public var types: [String]?
+    /// Default `7d`. See ``DateRange``.
+    public var start: String?
+    public var end: String?
+    /// Samples per page, 1…5,000, default 1,000.
+    public var limit: Int?
+    public var cursor: String?
+
+    public init(types: [String]? = nil, start: String? = nil, end: String? = nil, limit: Int? = nil, cursor: String? = nil) {
+        self.types = types; self.start = start; self.end = end; self.limit = limit; self.cursor = cursor
+    }
+
+    public static let maxTypes = 32
+    public static let maxLimit = 5_000
+    public static let defaultLimit = 1_000
+}
+
+public struct TypedSamplesResult: Sendable, Equatable {
+    public var types: [String]
+    public var start: Date
+    public var end: Date
+    /// In the order of `types`, each type's samples oldest first.
+    public var samples: [TypedSample]
+    public var nextCursor: String?
+}
+
+/// A sample with its type.
+public struct TypedSample: Sendable, Equatable {
+    public var type: String
+    public var sample: OpenClawHealthSample
+}
+
+extension HealthService {
+    struct TypedSamplesState: Codable {
+        var types: [String]
+        var start: Date
+        var end: Date
+        var limit: Int
+        var index: Int
+        var position: String?
+    }
+
+    /// Several types' samples in one paged stream. A type this principal may not read is refused when it is told
+    /// about denial (a paired device: `HEALTH_NOT_AUTHORIZED` with the types), else left out.
+    public func samples(ofTypes request: TypedSamplesRequest) async throws -> TypedSamplesResult {
+        var state: TypedSamplesState
+        if let cursor = DateRange.nonEmpty(request.cursor) {
+            state = try ServiceCursor.decode(cursor, as: TypedSamplesState.self, use: "typed-samples")
+            guard (1...TypedSamplesRequest.maxLimit).contains(state.limit), state.end >= state.start,
+                  (1...TypedSamplesRequest.maxTypes).contains(state.types.count),
+                  state.index >= 0, state.index < state.types.count else { throw ServiceCursor.invalid("typed-samples") }
+        } else {
+            let names = Self.list(request.types) ?? []
+            guard !names.isEmpty else {
+                throw HealthError(.invalidArgument, "types is required: type identifiers, e.g. stepCount,heartRate")
+            }
+            guard names.count <= TypedSamplesRequest.maxTypes else {
+                throw HealthError(.invalidArgument, "at most \(TypedSamplesRequest.maxTypes) types per request")
+            }
+            var seen = Set<String>()
+            var types: [String] = []
+            for name in names {
+                guard name.utf8.count <= 128 else {
+                    throw HealthError(.invalidType, "type names are identifiers of at most 128 characters")
+                }
+                let type = try SampleTypeRegistry.resolve(name)
+                try requireSampleType(type, use: "health data")
+                if seen.insert(type.identifier).inserted { types.append(type.identifier) }
+            }
+            let range = try range(start: request.start, end: request.end, defaultStart: "7d")
+            state = TypedSamplesState(types: types, start: range.start, end: range.end,
+                                      limit: try Self.limit(request.limit, default: TypedSamplesRequest.defaultLimit,
+                                                            range: 1...TypedSamplesRequest.maxLimit),
+                                      index: 0, position: nil)
+        }
+        let grants = try await grants(for: principal).read
+        let denied = state.types.filter { !grants.allows($0) }
+        if !denied.isEmpty, principal.seesReadDenial { _ = try await authorizeRead(denied) }
+        var result = TypedSamplesResult(types: state.types, start: state.start, end: state.end, samples: [])
+        result.samples.reserveCapacity(min(state.limit, 1_024))
+        while state.index < state.types.count {
+            let name = state.types[state.index]
+            let remaining = state.limit - result.samples.count
+            if remaining == 0 {
+                state.position = nil
+                result.nextCursor = ServiceCursor.encode(state, use: "typed-samples")
+                break
+            }
+            if grants.allows(name), let type = SampleTypeRegistry.registered(name) {
+                let page = try await store.samples(SampleQuery(
+                    type: type.identifier, start: state.start, end: state.end, matching: .strictStartDate,
+                    limit: remaining, ascending: true, cursor: state.position))
+                for sample in page.samples {
+                    result.samples.append(TypedSample(type: type.identifier, sample: try wireSample(sample, type: type)))
+                }
+                if let next = page.nextCursor {
+                    state.position = next
+                    result.nextCursor = ServiceCursor.encode(state, use: "typed-samples")
+                    break
+                }
+            }
+            state.index += 1
+            state.position = nil
+        }
+        return result
+    }
+}
