@@ -128,6 +128,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 "ExportServer", "ExportClient",
                 "GatewayNode",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(
@@ -166,5 +167,11 @@ let package = Package(
                                                              .product(name: "NIOCore", package: "swift-nio"),
                                                              .product(name: "Crypto", package: "swift-crypto"),
                                                              .product(name: "Logging", package: "swift-log")]),
+        // The interfaces side by side: the built CLI, MCP, the HTTPS API and the node answer alike (parity), and the
+        // CLI's output and exit codes.
+        .testTarget(name: "InterfaceTests", dependencies: ["HealthService", "HealthMCP", "ExportServer", "ExportClient",
+                                                           "GatewayNode", "HealthStore", "HealthModel", "HealthDemo",
+                                                           .product(name: "MCP", package: "swift-sdk"),
+                                                           .product(name: "Logging", package: "swift-log")]),
     ]
 )

@@ -202,8 +202,10 @@ public struct ExportServer: Sendable {
     }
 
     func types(_ context: ExportContext) async throws -> Response {
-        try requireSharing(context)
-        let result = try await deviceService(context).types(includingGranted: true)
+        let result = try await APIError.listing("types") {
+            try requireSharing(context)
+            return try await deviceService(context).types(includingGranted: true)
+        }
         let infos = result.types.map { type in
             ExportTypeInfo(type: type.type, kind: type.kind, displayName: type.displayName, unit: type.unit,
                            count: type.count, first: type.first, last: type.last)
@@ -212,8 +214,10 @@ public struct ExportServer: Sendable {
     }
 
     func data(_ request: TypedSamplesRequest, _ context: ExportContext) async throws -> Response {
-        try requireSharing(context)
-        let result = try await deviceService(context).samples(ofTypes: request)
+        let result = try await APIError.listing("samples") {
+            try requireSharing(context)
+            return try await deviceService(context).samples(ofTypes: request)
+        }
         let samples = result.samples.map { item in
             ExportSample(type: item.type, dateISO: item.sample.dateISO, endDateISO: item.sample.endDateISO,
                          value: item.sample.value, unit: item.sample.unit, category: item.sample.category,
@@ -292,14 +296,27 @@ struct APIError: Error {
     var status: HTTPResponse.Status
     var error: HealthError
     var retryAfter: Int?
+    /// The list the endpoint's answer holds (`samples`, `types`), given empty in `no_permission` and `locked` answers
+    /// as the export protocol's shapes have it.
+    var emptyList: String?
 
     init(_ status: HTTPResponse.Status, _ code: HealthError.Code, _ message: String, retryAfter: Int? = nil) {
         self.status = status; self.error = HealthError(code, message); self.retryAfter = retryAfter
     }
 
-    init(_ error: HealthError) {
+    init(_ error: HealthError, emptyList: String? = nil) {
         self.status = Self.status(for: error.code)
         self.error = error
+        self.emptyList = emptyList
+    }
+
+    /// Runs an endpoint whose answers carry `list`: its refusals carry it too, empty.
+    static func listing<T>(_ list: String, _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as HealthError where error.code == .notAuthorized || error.code == .sharingPaused {
+            throw APIError(error, emptyList: list)
+        }
     }
 
     var code: String { error.code.rawValue }
@@ -363,13 +380,12 @@ struct APIError: Error {
         case .notAuthorized where error.deniedTypes != nil:
             body["status"] = "no_permission"
             body["deniedTypes"] = .array((error.deniedTypes ?? []).map { .string($0) })
-            body["samples"] = []
         case .sharingPaused:
             body["status"] = "locked"
-            body["samples"] = []
         default:
             break
         }
+        if let emptyList, error.code == .notAuthorized || error.code == .sharingPaused { body[emptyList] = [] }
         var response = ExportServer.json(status, JSONValue.object(body).serialized())
         if let retryAfter { response.headers[.retryAfter] = String(retryAfter) }
         if status == .unauthorized { response.headers[.wwwAuthenticate] = "Bearer realm=\"healthbridge\"" }

@@ -41,15 +41,6 @@ public final class ExportService: Service, Sendable {
         self.console = console
     }
 
-    /// Runs `other` (the MCP endpoint) and the export API in one service group until SIGINT or SIGTERM.
-    public static func run(_ other: some Service, alongside export: ExportService?, logger: Logger) async throws {
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: other)]
-        if let export { services.append(.init(service: export)) }
-        let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint],
-                                                      logger: logger))
-        try await group.run()
-    }
-
     public func run() async throws {
         let (identity, created) = try ExportIdentity.loadOrCreate(home: home)
         let state = try ExportState(home: home)
@@ -99,12 +90,14 @@ public final class ExportService: Service, Sendable {
             let identity = server.identity
             RuntimeInfo(host: host, port: port, bind: bind, fingerprint: identity.fingerprint,
                         pid: Int(getpid())).save(home: service.home)
+            try await server.state.adoptSharedTypes(into: service.healthService)
             var sharing = try server.state.sharing()
+            var shared = try await service.healthService.grants(for: .allDevices).read
             console("""
                 Export API (HTTPS): https://\(host):\(port)\(ExportAPI.basePath)\(bind == "0.0.0.0" ? " (listening on every interface)" : "")
                 TLS certificate SHA-256: \(identity.fingerprint)\(created ? " (new identity)" : "")
                 Rate limit: \(options.server.rateLimit > 0 ? "\(Int(options.server.rateLimit)) requests/s per client" : "off")
-                \(Self.sharingLine(sharing))
+                \(Self.sharingLine(sharing, shared))
                 """)
             if options.showPairingCode {
                 let payload = try PairingCard.issue(state: server.state, identity: identity, host: host, port: port,
@@ -152,16 +145,18 @@ public final class ExportService: Service, Sendable {
                         await responder?.announce()
                     }
                 }
-                if now.types != sharing.types { console(Self.sharingLine(now)) }
+                let nowShared = (try? await service.healthService.grants(for: .allDevices).read) ?? shared
+                if nowShared != shared { console(Self.sharingLine(now, nowShared)) }
                 sharing = now
+                shared = nowShared
             }
             await responder?.stop()
         }
 
-        static func sharingLine(_ sharing: ExportState.Sharing) -> String {
-            let types = sharing.types.isEmpty
+        static func sharingLine(_ sharing: ExportState.Sharing, _ shared: TypeGrant) -> String {
+            let types = shared.isEmpty
                 ? "none yet — `healthbridge sharing types --enable stepCount,heartRate` shares them"
-                : sharing.types.joined(separator: ", ")
+                : shared.summary
             return "Sharing: \(sharing.state.rawValue); shared types: \(types)"
         }
     }

@@ -1,6 +1,7 @@
 import Crypto
 import ExportClient
 import Foundation
+import HealthModel
 import GRDB
 
 /// The export server's own state, in `<home>/export.sqlite` (mode 0600, WAL), apart from the health store so its
@@ -81,9 +82,7 @@ public final class ExportState: Sendable {
     public static func newToken() -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        return Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        return Base64URL.encode(bytes)
     }
 
     public static func tokenHash(_ token: String) -> [UInt8] { Array(SHA256.hash(data: Data(token.utf8))) }

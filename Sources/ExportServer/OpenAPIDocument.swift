@@ -1,4 +1,5 @@
 import ExportClient
+import HealthModel
 
 /// The OpenAPI 3 description of the export API, served at `GET /api/v1/openapi.json`. A test walks the router's
 /// routes against `paths` and checks one real answer per endpoint against the schemas here.
@@ -27,7 +28,7 @@ public enum OpenAPIDocument {
 
     static var commonErrors: [String: JSONValue] {
         [
-            "400": response("Invalid input (dates, type names, limits, range length, malformed body).", "Error"),
+            "400": response("Invalid input (dates, type names, units, limits, malformed body).", "Error"),
             "401": response("Missing, unknown or revoked token.", "Error"),
             "413": response("Body larger than 64 KB.", "Error"),
             "429": response("Rate limited.", "Error", headers: retryAfter),
@@ -38,13 +39,26 @@ public enum OpenAPIDocument {
         .object(a.merging(b) { _, new in new })
     }
 
+    static let dateHelp = "an ISO date (2024-05-01, the start of that day in the server's home zone), an instant (2024-05-01T08:00:00Z), now, today, yesterday, or a span back from now: 7d (the last seven days including today), 12h, 2w, 3mo, 1y"
+
+    static func query(_ name: String, _ description: String, _ schema: JSONValue = ["type": "string"],
+                      required: Bool = false) -> JSONValue {
+        ["name": .string(name), "in": "query", "required": .bool(required), "description": .string(description),
+         "schema": schema]
+    }
+
+    static let startParameter = query("start", "Start of the range: \(dateHelp). Default 7d.")
+    static let endParameter = query("end", "End of the range (exclusive), same forms. Default now; before start is HEALTH_INVALID_RANGE.")
+    static let zoneParameter = query("time_zone", "IANA zone for day boundaries and the dates of the answer. Default: the server's home zone.")
+    static let cursorParameter = query("cursor", "next_cursor of the previous page; the other parameters are then taken from it.")
+
     static let dataParameters: JSONValue = [
         ["name": "types", "in": "query", "required": true, "description": "Comma-separated type identifiers (stepCount,heartRate).",
          "schema": ["type": "string"]],
-        ["name": "start", "in": "query", "required": true, "description": "ISO-8601 instant with a zone.",
-         "schema": ["type": "string", "format": "date-time"]],
-        ["name": "end", "in": "query", "required": true, "description": "ISO-8601 instant with a zone, after start.",
-         "schema": ["type": "string", "format": "date-time"]],
+        ["name": "start", "in": "query", "required": false, "description": .string("Start: \(dateHelp). Default 7d."),
+         "schema": ["type": "string"]],
+        ["name": "end", "in": "query", "required": false, "description": "End (exclusive), same forms. Default now.",
+         "schema": ["type": "string"]],
         ["name": "limit", "in": "query", "required": false, "description": "Samples per page, 1…5000 (default 1000).",
          "schema": ["type": "integer", "minimum": 1, "maximum": 5000]],
         ["name": "cursor", "in": "query", "required": false, "description": "nextCursor of the previous page.",
@@ -106,6 +120,51 @@ public enum OpenAPIDocument {
                     "responses": dataResponses,
                 ],
             ],
+            "/api/v1/health/statistics": useCase(
+                "statistics", "HealthKit-accurate statistics of one type per interval, merged across sources by priority.",
+                [query("type", "A quantity or category type.", required: true), startParameter, endParameter,
+                 query("interval", "minute, hour, day (default), week, month, year, optionally with a count (15minute); or total."),
+                 query("statistics", "Comma-separated: sum, average, min, max, most_recent, duration. Default: all that apply."),
+                 zoneParameter, query("by_source", "Also each source's own series.", ["type": "boolean"]),
+                 query("source", "Only these sources, comma-separated."),
+                 query("skip_empty", "Leave out empty buckets.", ["type": "boolean"]),
+                 query("unit", "Values in this unit (kcal, kJ, lb, mi, …)."),
+                 query("limit", "Buckets per page.", ["type": "integer", "minimum": 1, "maximum": 100000]), cursorParameter],
+                "SummaryResult"),
+            "/api/v1/health/latest": useCase(
+                "latest", "The most recent sample of a type.",
+                [query("type", "A quantity or category type.", required: true), query("source", "Only these sources."), zoneParameter],
+                "LatestResult"),
+            "/api/v1/health/sleep": useCase(
+                "sleep", "Sleep per night by wake-up day (18:00 → 18:00), merged by source priority.",
+                [startParameter, endParameter, zoneParameter, cursorParameter], "SleepResult"),
+            "/api/v1/health/workouts": useCase(
+                "workouts", "Workouts in a range, newest first.",
+                [query("activity_type", "Only these activity types (running, walking, …), comma-separated."),
+                 query("start", "Start: \(dateHelp). Default 30d."), endParameter,
+                 query("limit", "Workouts per page.", ["type": "integer", "minimum": 1, "maximum": 500]),
+                 query("order", "desc (default) or asc.", ["type": "string", "enum": ["asc", "desc"]]), zoneParameter,
+                 cursorParameter],
+                "WorkoutsResult"),
+            "/api/v1/health/workouts/{uuid}": useCase(
+                "workout", "One workout: statistics, events, metadata, route summary and a page of route points.",
+                [["name": "uuid", "in": "path", "required": true, "schema": ["type": "string", "format": "uuid"]],
+                 query("route_offset", "First route point.", ["type": "integer", "minimum": 0]),
+                 query("route_limit", "Route points (0 for the summary only).", ["type": "integer", "minimum": 0, "maximum": 5000]),
+                 zoneParameter],
+                "WorkoutDetail", notFound: true),
+            "/api/v1/health/activity": useCase(
+                "activity", "Activity rings per day, newest first, from an imported export.",
+                [startParameter, endParameter,
+                 query("limit", "Days per page.", ["type": "integer", "minimum": 1, "maximum": 1000]), zoneParameter,
+                 cursorParameter],
+                "ActivityResult"),
+            "/api/v1/health/sources": useCase(
+                "sources", "Sources; with type, that type's sources in the order its statistics merge by.",
+                [query("type", "A type.")], "SourcesResult"),
+            "/api/v1/health/today": useCase(
+                "today", "Today so far: steps and active energy merged by priority, resting heart rate, last night, workouts.",
+                [], "TodayResult"),
             "/api/v1/openapi.json": [
                 "get": [
                     "operationId": "openapi", "summary": "This document.",
@@ -116,7 +175,7 @@ public enum OpenAPIDocument {
             ],
         ]
         let string: JSONValue = ["type": "string"]
-        let schemas: JSONValue = [
+        let schemas: [String: JSONValue] = [
             "PairRequest": [
                 "type": "object", "required": ["code", "clientName"],
                 "properties": ["code": ["type": "string", "maxLength": 32],
@@ -179,14 +238,17 @@ public enum OpenAPIDocument {
             ],
             "ErrorDetail": [
                 "type": "object", "required": ["code", "message"],
-                "properties": ["code": string, "message": string],
+                "properties": ["code": ["type": "string", "enum": .array(HealthError.Code.allCases.map { .string($0.rawValue) }),
+                                        "description": "The one error vocabulary of every HealthBridge interface."],
+                               "message": string],
             ],
             "Error": [
                 "type": "object", "required": ["status", "error", "requestId"],
-                "properties": ["status": ["type": "string", "enum": ["error"]], "error": ref("ErrorDetail"),
-                               "requestId": string],
+                "properties": ["status": ["type": "string", "enum": ["error", "no_permission", "locked"]],
+                               "error": ref("ErrorDetail"), "requestId": string,
+                               "deniedTypes": ["type": "array", "items": string]],
             ],
-        ]
+        ].merging(resultSchemas) { a, _ in a }
         return [
             "openapi": "3.0.3",
             "info": ["title": "HealthBridge local-network export API", "version": .string(ExportServer.serverVersion),
@@ -196,8 +258,107 @@ public enum OpenAPIDocument {
             "paths": paths,
             "components": [
                 "securitySchemes": ["bearerAuth": ["type": "http", "scheme": "bearer"]],
-                "schemas": schemas,
+                "schemas": .object(schemas),
             ],
+        ]
+    }
+
+    /// A read use case: GET with query parameters, its result document, the common errors, 403 for an unshared
+    /// type (paired devices are told), 423 while sharing is paused.
+    static func useCase(_ id: String, _ summary: String, _ parameters: [JSONValue], _ result: String,
+                        notFound: Bool = false) -> JSONValue {
+        var responses = commonErrors
+        responses["200"] = response("The result.", result)
+        responses["403"] = response("The type is not shared with this device: status no_permission.", "Error")
+        responses["423"] = response("Sharing is paused: status locked.", "Error")
+        if notFound { responses["404"] = response("No such workout.", "Error") }
+        return ["get": ["operationId": .string(id), "summary": .string(summary), "security": [["bearerAuth": []]],
+                        "parameters": .array(parameters), "responses": .object(responses)]]
+    }
+
+    /// The result documents of the use cases: the same JSON MCP's structured content and `healthbridge … --json`
+    /// give.
+    static var resultSchemas: [String: JSONValue] {
+        let string: JSONValue = ["type": "string"]
+        let number: JSONValue = ["type": "number"]
+        let integer: JSONValue = ["type": "integer"]
+        let boolean: JSONValue = ["type": "boolean"]
+        let instant: JSONValue = ["type": "string", "format": "date-time"]
+        func array(_ items: JSONValue) -> JSONValue { ["type": "array", "items": items] }
+        func object(_ required: [String], _ properties: [String: JSONValue]) -> JSONValue {
+            ["type": "object", "required": .array(required.map { .string($0) }), "properties": .object(properties)]
+        }
+        let map: JSONValue = ["type": "object", "additionalProperties": ["type": "number"]]
+        let paging: [String: JSONValue] = ["has_more": boolean, "next_cursor": string]
+        let bucket = object(["start", "end", "count", "sources"], [
+            "start": instant, "end": instant, "date": string, "sum": number, "average": number, "min": number,
+            "max": number, "most_recent": number, "most_recent_at": instant, "durations_minutes": map,
+            "count": integer, "sources": array(string),
+        ])
+        let night = object(["date", "in_bed_minutes", "asleep_minutes", "core_minutes", "deep_minutes", "rem_minutes",
+                            "unspecified_minutes", "awake_minutes", "sources"], [
+            "date": string, "bedtime": instant, "wake_time": instant, "in_bed_minutes": number, "asleep_minutes": number,
+            "core_minutes": number, "deep_minutes": number, "rem_minutes": number, "unspecified_minutes": number,
+            "awake_minutes": number, "sources": array(string),
+        ])
+        let workoutFields: [String: JSONValue] = [
+            "uuid": string, "activity_type": string, "start": instant, "end": instant, "duration_minutes": number,
+            "distance_km": number, "energy_kcal": number, "source": string, "route_point_count": integer,
+        ]
+        let workoutRequired = ["uuid", "activity_type", "start", "end", "duration_minutes", "source", "route_point_count"]
+        return [
+            "SummaryResult": object(
+                ["type", "unit", "interval", "time_zone", "start", "end", "statistics", "merged", "source_priority",
+                 "merge_note", "buckets", "has_more"],
+                ["type": string, "unit": string, "interval": string, "time_zone": string, "start": instant, "end": instant,
+                 "statistics": array(string), "merged": boolean, "source_priority": array(string), "merge_note": string,
+                 "buckets": array(bucket), "total_sum": number,
+                 "by_source": array(object(["source", "buckets"], ["source": string, "buckets": array(bucket)]))]
+                    .merging(paging) { a, _ in a }),
+            "LatestResult": object(["type", "found", "time_zone"], [
+                "type": string, "found": boolean, "value": number, "unit": string, "category": string, "start": instant,
+                "end": instant, "source": string, "age_hours": number, "time_zone": string, "note": string,
+            ]),
+            "SleepResult": object(["time_zone", "start", "end", "count", "nights", "merged", "merge_note", "has_more"],
+                                  ["time_zone": string, "start": instant, "end": instant, "count": integer,
+                                   "nights": array(night), "average_asleep_minutes": number, "merged": boolean,
+                                   "merge_note": string].merging(paging) { a, _ in a }),
+            "WorkoutsResult": object(["time_zone", "start", "end", "count", "workouts", "has_more"],
+                                     ["time_zone": string, "start": instant, "end": instant, "count": integer,
+                                      "workouts": array(object(workoutRequired, workoutFields))]
+                                        .merging(paging) { a, _ in a }),
+            "WorkoutDetail": object(workoutRequired + ["time_zone", "metadata", "events", "statistics", "route_points",
+                                                       "route_offset"],
+                                    workoutFields.merging([
+                                        "time_zone": string,
+                                        "metadata": ["type": "object", "additionalProperties": string],
+                                        "events": array(object(["type", "date"], ["type": string, "date": instant,
+                                                                                  "duration_seconds": number])),
+                                        "statistics": array(object(["type"], ["type": string, "sum": number, "average": number,
+                                                                              "min": number, "max": number, "unit": string])),
+                                        "route": ["type": "object"],
+                                        "route_points": array(object(["time", "latitude", "longitude"], [
+                                            "time": instant, "latitude": number, "longitude": number,
+                                            "elevation_m": number, "speed_mps": number])),
+                                        "route_offset": integer, "next_route_offset": integer,
+                                    ]) { a, _ in a }),
+            "ActivityResult": object(["time_zone", "start", "end", "count", "summaries", "has_more"],
+                                     ["time_zone": string, "start": instant, "end": instant, "count": integer,
+                                      "summaries": array(["type": "object"]), "note": string]
+                                        .merging(paging) { a, _ in a }),
+            "SourcesResult": object(["count", "sources"], [
+                "type": string, "priority_order": array(string), "user_ordered": boolean, "count": integer,
+                "sources": array(object(["name", "category", "count"], [
+                    "name": string, "category": string, "bundle_id": string, "device": string, "count": integer,
+                    "rank": integer])),
+            ]),
+            "TodayResult": object(["date", "time_zone", "start", "now", "steps_source_priority", "workouts",
+                                   "workout_count", "workout_minutes", "merged"], [
+                "date": string, "time_zone": string, "start": instant, "now": instant, "steps": number,
+                "steps_source_priority": array(string), "active_energy_kcal": number, "resting_heart_rate_bpm": number,
+                "sleep": night, "workouts": array(object(workoutRequired, workoutFields)), "workout_count": integer,
+                "workout_minutes": number, "merged": boolean,
+            ]),
         ]
     }
 }

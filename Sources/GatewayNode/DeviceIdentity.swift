@@ -139,21 +139,6 @@ public enum DeviceSignatureVersion: String, Sendable, Hashable, CaseIterable {
     case v2, v3
 }
 
-/// Base64url without padding.
-public enum Base64URL {
-    public static func encode(_ data: Data) -> String {
-        data.base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-
-    public static func decode(_ text: String) -> Data? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        return Data(base64Encoded: base64)
-    }
-}
 
 /// The device tokens gateways issue in `hello-ok.auth.deviceToken`, kept per gateway (mode 0600) and sent as
 /// `auth.token` on later connects.

@@ -76,15 +76,15 @@ struct ExportAPIOptions: ParsableArguments {
         guard rateLimit >= 0 else { throw ValidationError("--rate-limit must be 0 (off) or more") }
     }
 
-    /// Runs `app` (the MCP endpoint) and the export API together until SIGINT/SIGTERM.
-    func run(alongside app: some ApplicationProtocol, home: HealthBridgeHome, service: HealthService) async throws {
+    /// The export API as a service of `serve`'s group, nil with --no-api.
+    func exportService(_ shared: SharedPieces) -> ExportService? {
+        guard !noAPI else { return nil }
         var options = ExportServiceOptions()
         options.server.host = apiBind
         options.server.port = apiPort
         options.server.rateLimit = Double(rateLimit)
         options.advertise = !noAdvertise
-        let export = noAPI ? nil : ExportService(home: home.directory, service: service, options: options,
-                                                 logger: CLILog.logger, console: { FileHandle.standardOutput.write(Data(($0 + "\n").utf8)) })
-        try await ExportService.run(app, alongside: export, logger: CLILog.logger)
+        return ExportService(home: shared.home.directory, service: shared.service, options: options,
+                             logger: CLILog.logger, console: { FileHandle.standardOutput.write(Data(($0 + "\n").utf8)) })
     }
 }

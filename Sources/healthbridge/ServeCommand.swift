@@ -1,4 +1,5 @@
 import ArgumentParser
+import ExportServer
 import Foundation
 import GatewayNode
 import HealthDemo
@@ -7,25 +8,32 @@ import HealthService
 import HealthStore
 import Hummingbird
 import Logging
+import ServiceLifecycle
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Serve your data: MCP at /mcp (loopback), the paired HTTPS export API, and an OpenClaw node.",
         discussion: """
-            The MCP endpoint listens on 127.0.0.1 unless --bind says otherwise. Beyond loopback a bearer token is required: --token, \
-            or one generated once and kept in the data directory (file mcp-token, mode 0600). With --token on \
-            loopback, the token is required too. Clients send it as `Authorization: Bearer <token>`. \
-            The export API (HTTPS, paired clients) listens on --api-port (8443) unless --no-api. With --gateway (or \
-            $OPENCLAW_GATEWAY_URL), the OpenClaw gateway node runs too.
+            Three listeners run as one service group and stop together on SIGINT or SIGTERM:
+            - MCP over HTTP (--mcp-port 8080, --mcp-bind 127.0.0.1). Beyond loopback a bearer token is required: \
+            --mcp-token, or one generated once and kept in the data directory (file mcp-token, mode 0600). With a \
+            token on loopback, it is required too. Clients send `Authorization: Bearer <token>`.
+            - The export API for paired devices (HTTPS, --api-port 8443, --api-bind 0.0.0.0) unless --no-api.
+            - With --gateway (or $OPENCLAW_GATEWAY_URL), the OpenClaw gateway node.
+            --port, --bind and --token are the old names of --mcp-port, --mcp-bind and --mcp-token.
             """)
 
     @OptionGroup var store: StoreOptions
     @Flag(help: "Fill the store with 60 days of demo data (up to now) first.") var demo = false
-    @Option(help: "TCP port.") var port = 8080
-    @Option(help: "Address to listen on (0.0.0.0 for every interface; needs a token).") var bind = "127.0.0.1"
-    @Option(help: "Bearer token clients must send (default beyond loopback: generated and stored in the data directory).")
-    var token: String?
+    @Option(name: [.customLong("mcp-port"), .customLong("port")], help: "MCP endpoint TCP port.")
+    var mcpPort = 8080
+    @Option(name: [.customLong("mcp-bind"), .customLong("bind")],
+            help: "Address the MCP endpoint listens on (0.0.0.0 for every interface; needs a token).")
+    var mcpBind = "127.0.0.1"
+    @Option(name: [.customLong("mcp-token"), .customLong("token")],
+            help: "Bearer token MCP clients must send (default beyond loopback: generated and stored in the data directory).")
+    var mcpToken: String?
     /// The local-network export API (HTTPS, paired clients): --api-port, --api-bind, --rate-limit, --no-api.
     @OptionGroup(title: "Export API") var api: ExportAPIOptions
     @Option(help: "An OpenClaw gateway to connect to as a health node, ws(s)://HOST:PORT (default: $OPENCLAW_GATEWAY_URL).")
@@ -33,54 +41,79 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The gateway's token (default: $OPENCLAW_GATEWAY_TOKEN).") var gatewayToken: String?
 
     func validate() throws {
-        guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
-        if let token, token.count < 16 { throw ValidationError("--token must be at least 16 characters") }
+        guard (0...65_535).contains(mcpPort) else { throw ValidationError("--mcp-port must be between 0 and 65535") }
+        if let mcpToken, mcpToken.count < 16 { throw ValidationError("--mcp-token must be at least 16 characters") }
     }
 
     func run() async throws {
-        let home = try store.resolveHome()
-        let sqlite = try store.openStore()
-        if demo {
-            let report = try await DemoGenerator(days: 60, end: Date(), timeZone: .current).populate(sqlite)
-            Output.stderr("Demo data: \(report.samples) samples and \(report.workouts) workouts over 60 days, up to now.")
+        let shared = try await SharedPieces.open(store, demo: demo)
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: try mcpApplication(shared))]
+        if let export = api.exportService(shared) { services.append(.init(service: export)) }
+        let environment = ProcessInfo.processInfo.environment
+        if let url = gateway ?? environment["OPENCLAW_GATEWAY_URL"] {
+            Output.stderr("OpenClaw node: connecting to \(url)")
+            services.append(.init(service: GatewayNodeService(
+                gateway: url, token: gatewayToken ?? environment["OPENCLAW_GATEWAY_TOKEN"], shared: shared)))
         }
-        let service = try await HealthService.open(store: sqlite)
-        let loopback = HealthMCPHTTP.isLoopback(bind)
-        var bearer = token
+        let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint],
+                                                      logger: CLILog.logger))
+        try await group.run()
+    }
+
+    /// The MCP endpoint over streamable HTTP.
+    func mcpApplication(_ shared: SharedPieces) throws -> some Service {
+        let loopback = HealthMCPHTTP.isLoopback(mcpBind)
+        var bearer = mcpToken
         if bearer == nil, !loopback {
-            let stored = try HealthMCPHTTP.loadOrCreateToken(in: home.directory)
+            let stored = try HealthMCPHTTP.loadOrCreateToken(in: shared.home.directory)
             bearer = stored.token
             Output.stderr("Listening beyond loopback: clients need the bearer token \(stored.created ? "just generated in" : "in") \(stored.file.path)")
         }
         let router = Router()
-        ServeCommand.addRoutes(to: router, service: service, bearerToken: bearer, loopbackOnly: loopback)
-        let app = Application(router: router,
-                              configuration: .init(address: .hostname(bind, port: port), serverName: "healthbridge"),
-                              logger: CLILog.logger)
-        let host = bind.contains(":") ? "[\(bind)]" : bind
-        FileHandle.standardOutput.write(Data("HealthBridge MCP endpoint: http://\(host):\(port)/mcp\(bearer != nil ? " (Authorization: Bearer <token>)" : "")\n".utf8))
-        let environment = ProcessInfo.processInfo.environment
-        let gatewayURL = gateway ?? environment["OPENCLAW_GATEWAY_URL"]
-        let gatewayToken = self.gatewayToken ?? environment["OPENCLAW_GATEWAY_TOKEN"]
-        try await withThrowingDiscardingTaskGroup { group in
-            if let gatewayURL {
-                Output.stderr("OpenClaw node: connecting to \(gatewayURL)")
-                group.addTask {
-                    try await GatewayNode.run(gateway: gatewayURL, token: gatewayToken, home: home, service: service,
-                                              logger: CLILog.logger)
-                }
-            }
-            try await api.run(alongside: app, home: home, service: service)
-            group.cancelAll()
-        }
+        ServeCommand.addRoutes(to: router, service: shared.service, bearerToken: bearer, loopbackOnly: loopback)
+        let host = mcpBind.contains(":") ? "[\(mcpBind)]" : mcpBind
+        FileHandle.standardOutput.write(Data("HealthBridge MCP endpoint: http://\(host):\(mcpPort)/mcp\(bearer != nil ? " (Authorization: Bearer <token>)" : "")\n".utf8))
+        return Application(router: router,
+                           configuration: .init(address: .hostname(mcpBind, port: mcpPort), serverName: "healthbridge"),
+                           logger: CLILog.logger)
     }
 
-    /// Every route `serve` hosts. Add new ones (REST, pairing) here.
+    /// Every route the MCP listener hosts.
     static func addRoutes(to router: Router<BasicRequestContext>, service: HealthService, bearerToken: String?,
                           loopbackOnly: Bool) {
         let toolbox = HealthToolbox(service: service, logger: CLILog.logger)
         HealthMCPHTTP.addRoutes(to: router, toolbox: toolbox,
                                 options: .init(bearerToken: bearerToken, loopbackOnly: loopbackOnly),
                                 logger: CLILog.logger)
+    }
+}
+
+/// What `serve`'s services share, built in one place: the data directory, the store and the service on it.
+struct SharedPieces: Sendable {
+    let home: HealthBridgeHome
+    let service: HealthService
+
+    static func open(_ options: StoreOptions, demo: Bool) async throws -> SharedPieces {
+        let home = try options.resolveHome()
+        let store = try options.openStore()
+        if demo {
+            let report = try await DemoGenerator(days: 60, end: Date(), timeZone: .current).populate(store)
+            Output.stderr("Demo data: \(report.samples) samples and \(report.workouts) workouts over 60 days, up to now.")
+        }
+        return SharedPieces(home: home, service: try await HealthService.open(store: store))
+    }
+}
+
+/// The OpenClaw gateway node as a service of `serve`'s group: it connects and reconnects until shutdown.
+struct GatewayNodeService: Service {
+    let gateway: String
+    let token: String?
+    let shared: SharedPieces
+
+    func run() async throws {
+        try await cancelWhenGracefulShutdown {
+            try await GatewayNode.run(gateway: gateway, token: token, home: shared.home, service: shared.service,
+                                      logger: CLILog.logger)
+        }
     }
 }

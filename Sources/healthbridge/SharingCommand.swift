@@ -3,13 +3,15 @@ import ExportClient
 import ExportServer
 import Foundation
 import HealthModel
+import HealthService
 
 struct SharingCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sharing",
         abstract: "What the export API shares with paired clients, and whether it shares at all right now.",
         discussion: """
-            Nothing is shared until you enable types. Pausing is the equivalent of the phone being locked: health \
+            Nothing is shared until you enable types: they are the read grants of every paired device (device:*, see \
+            `healthbridge grants`). Pausing is the equivalent of the phone being locked: health \
             endpoints answer 423 `locked` with no data and the DNS-SD advertisement is withdrawn, until you resume.
             """,
         subcommands: [Show.self, Pause.self, Resume.self, Types.self, Name.self],
@@ -21,8 +23,8 @@ struct SharingCommand: AsyncParsableCommand {
         @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            let state = try ExportState(home: store.resolveHome().directory)
-            try SharingCommand.print(try state.sharing(), json: json)
+            let (state, service) = try await SharingCommand.open(store)
+            try await SharingCommand.print(try state.sharing(), service: service, json: json)
         }
     }
 
@@ -43,10 +45,10 @@ struct SharingCommand: AsyncParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
-            let state = try ExportState(home: store.resolveHome().directory)
+            let (state, service) = try await SharingCommand.open(store)
             try state.setSharingState(.active)
-            let sharing = try state.sharing()
-            Swift.print("Sharing resumed\(sharing.types.isEmpty ? " (no types are shared yet: `healthbridge sharing types --enable …`)" : ": \(sharing.types.joined(separator: ", "))").")
+            let shared = try await service.grants(for: .allDevices).read
+            Swift.print("Sharing resumed\(shared.isEmpty ? " (no types are shared yet: `healthbridge sharing types --enable …`)" : ": \(shared.summary)").")
         }
     }
 
@@ -60,20 +62,14 @@ struct SharingCommand: AsyncParsableCommand {
         @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            let state = try ExportState(home: store.resolveHome().directory)
-            var types = Set(try state.sharing().types)
-            if let disable {
-                if disable.trimmingCharacters(in: .whitespaces) == "all" {
-                    types.removeAll()
-                } else {
-                    for type in try SharingCommand.resolve(disable) { types.remove(type) }
-                }
+            let (state, service) = try await SharingCommand.open(store)
+            if enable != nil || disable != nil {
+                let off = try disable.map { $0.trimmingCharacters(in: .whitespaces) == "all" ? ["*"] : try SharingCommand.resolve($0) } ?? []
+                try await service.updateGrants(GrantsUpdate(principal: Principal.allDevices.id,
+                                                            allowRead: try enable.map(SharingCommand.resolve) ?? [],
+                                                            deny: off))
             }
-            if let enable {
-                for type in try SharingCommand.resolve(enable) { types.insert(type) }
-            }
-            if enable != nil || disable != nil { try state.setSharedTypes(Array(types)) }
-            try SharingCommand.print(try state.sharing(), json: json)
+            try await SharingCommand.print(try state.sharing(), service: service, json: json)
         }
     }
 
@@ -105,15 +101,25 @@ struct SharingCommand: AsyncParsableCommand {
         }
     }
 
-    static func print(_ sharing: ExportState.Sharing, json: Bool) throws {
+    /// The export state and the service, with the shared types of an older version moved into the grants.
+    static func open(_ store: StoreOptions) async throws -> (ExportState, HealthService) {
+        let state = try ExportState(home: store.resolveHome().directory)
+        let service = try await store.openService()
+        try await state.adoptSharedTypes(into: service)
+        return (state, service)
+    }
+
+    static func print(_ sharing: ExportState.Sharing, service: HealthService, json: Bool) async throws {
+        let shared = try await service.grants(for: .allDevices).read
+        let types = shared.all ? ["*"] + shared.except.sorted().map { "-" + $0 } : shared.types.sorted()
         if json {
-            try Output.json(["state": AnyEncodable(sharing.state.rawValue), "types": AnyEncodable(sharing.types),
+            try Output.json(["state": AnyEncodable(sharing.state.rawValue), "types": AnyEncodable(types),
                              "deviceName": AnyEncodable(sharing.deviceName ?? ProcessInfo.processInfo.hostName),
                              "lastExport": AnyEncodable(sharing.lastExport.map { ISO8601.string($0) })])
             return
         }
         Swift.print("Sharing: \(sharing.state.rawValue)")
-        Swift.print("Shared types: \(sharing.types.isEmpty ? "none (enable with --enable stepCount,heartRate)" : sharing.types.joined(separator: ", "))")
+        Swift.print("Shared types: \(shared.isEmpty ? "none (enable with --enable stepCount,heartRate)" : shared.summary)")
         if let last = sharing.lastExport { Swift.print("Last export: \(ISO8601.string(last))") }
     }
 }

@@ -12,7 +12,7 @@ struct ExportFlowTests {
 
     @Test func pairStatusTypesFetchRevoke() async throws {
         try await Harness.run { harness in
-            try harness.share(["stepCount", "heartRate"])
+            try await harness.share(["stepCount", "heartRate"])
             let remote = try await harness.pair(name: "laptop")
             #expect(remote.server.token.count == 43)
             #expect(remote.server.deviceName == "test-device")
@@ -71,7 +71,7 @@ struct ExportFlowTests {
             await #expect(throws: ExportClientError.self) { _ = try await remote.status() }
             let refused = try await harness.send("GET", "/api/v1/status", token: remote.server.token)
             #expect(refused.status == 401)
-            #expect(refused.errorCode == "TOKEN_REVOKED")
+            #expect(refused.errorCode == "HEALTH_UNAUTHENTICATED")
             #expect(refused.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
 
             // The audit log has the story, with the client as a hash.
@@ -142,21 +142,21 @@ struct ExportFlowTests {
             let (old, _) = try harness.state.issuePairingCode(lifetime: 60, now: Date().addingTimeInterval(-120))
             let expired = try await pair(old)
             #expect(expired.status == 401)
-            #expect(expired.errorCode == "PAIR_CODE_EXPIRED")
+            #expect(expired.errorCode == "HEALTH_UNAUTHENTICATED")
             // Used once, then refused.
             let (once, _) = try harness.state.issuePairingCode()
             #expect(try await pair(once).status == 200)
-            #expect(try await pair(once).errorCode == "PAIR_CODE_USED")
+            #expect(try await pair(once).errorCode == "HEALTH_UNAUTHENTICATED")
             // Five wrong codes burn the active code; the right one then fails.
             let (code, _) = try harness.state.issuePairingCode()
             for attempt in 1...5 {
                 let wrong = try await pair("WRONG-\(attempt)")
                 #expect(wrong.status == 401)
-                #expect(wrong.errorCode == "PAIR_CODE_INVALID")
+                #expect(wrong.errorCode == "HEALTH_UNAUTHENTICATED")
             }
             let burnt = try await pair(code)
             #expect(burnt.status == 401)
-            #expect(burnt.errorCode == "PAIR_CODE_BURNT")
+            #expect(burnt.errorCode == "HEALTH_UNAUTHENTICATED")
             // Lowercase and without the dash is the same code.
             let (fresh, _) = try harness.state.issuePairingCode()
             #expect(try await pair(fresh.lowercased().replacingOccurrences(of: "-", with: "")).status == 200)
@@ -182,7 +182,7 @@ struct ExportFlowTests {
                 statuses.append(reply.status)
                 if reply.status == 429 {
                     retryAfter = reply.header("Retry-After")
-                    #expect(reply.errorCode == "PAIR_BACKOFF")
+                    #expect(reply.errorCode == "HEALTH_RATE_LIMITED")
                 }
             }
             #expect(statuses == [401, 401, 401, 429, 429])
@@ -205,20 +205,20 @@ struct ExportFlowTests {
             #expect(statuses.filter { $0 == 200 }.count >= 2)
             #expect(Set(statuses).isSubset(of: [200, 429]))
             let limited = try #require(replies.all.first { $0.status == 429 })
-            #expect(limited.errorCode == "RATE_LIMITED")
+            #expect(limited.errorCode == "HEALTH_RATE_LIMITED")
             #expect(Int(limited.header("Retry-After") ?? "") ?? 0 >= 1)
             // Buckets are per client.
             #expect(try await harness.send("GET", "/api/v1/status", token: other.server.token).status == 200)
             await harness.server.audit.flush()
             #expect(try harness.state.auditEvents(limit: 100).contains {
-                $0.status == 429 && $0.decision == .denied && $0.detail?.reason == "RATE_LIMITED"
+                $0.status == 429 && $0.decision == .denied && $0.detail?.reason == "HEALTH_RATE_LIMITED"
             })
         }
     }
 
     @Test func pausedSharingAnswersLocked() async throws {
         try await Harness.run { harness in
-            try harness.share(["stepCount"])
+            try await harness.share(["stepCount"])
             let remote = try await harness.pair()
             try harness.state.setSharingState(.paused)
 
@@ -240,7 +240,7 @@ struct ExportFlowTests {
             #expect(try await remote.data(DataRequest(types: ["stepCount"], start: Self.range.start, end: Self.range.end)).status == .ok)
             await harness.server.audit.flush()
             #expect(try harness.state.auditEvents(limit: 100).contains {
-                $0.event == .apiRequest && $0.status == 423 && $0.decision == .denied && $0.detail?.reason == "SHARING_PAUSED"
+                $0.event == .apiRequest && $0.status == 423 && $0.decision == .denied && $0.detail?.reason == "HEALTH_SHARING_PAUSED"
             })
         }
     }
@@ -254,7 +254,7 @@ struct ExportFlowTests {
             #expect(none.samples.isEmpty)
             #expect(none.deniedTypes == ["stepCount"])
 
-            try harness.share(["stepCount"])
+            try await harness.share(["stepCount"])
             let mixed = try await remote.data(DataRequest(types: ["HKQuantityTypeIdentifierStepCount", "heartRate"],
                                                           start: Self.range.start, end: Self.range.end))
             #expect(mixed.status == .noPermission)
@@ -273,14 +273,14 @@ struct ExportFlowTests {
             await harness.server.audit.flush()
             #expect(try harness.state.auditEvents(limit: 100).contains {
                 $0.event == .apiRequest && $0.status == 403 && $0.decision == .denied
-                    && $0.detail == AuditEvent.Detail(types: ["heartRate"], reason: "NOT_SHARED")
+                    && $0.detail == AuditEvent.Detail(types: ["heartRate"], reason: "HEALTH_NOT_AUTHORIZED")
             })
         }
     }
 
     @Test func inputValidationAtTheBoundary() async throws {
         try await Harness.run { harness in
-            try harness.share(["stepCount", "heartRate"])
+            try await harness.share(["stepCount", "heartRate"])
             let token = try await harness.pair().server.token
             let json = [("Content-Type", "application/json")]
             func post(_ body: String) async throws -> PinnedHTTPSClient.Reply {
@@ -291,42 +291,39 @@ struct ExportFlowTests {
             }
             let good = "start=\(Self.range.start)&end=\(Self.range.end)"
             let cases: [(PinnedHTTPSClient.Reply, Int, String)] = [
-                (try await post("{not json"), 400, "BAD_REQUEST"),
-                (try await post("[]"), 400, "BAD_REQUEST"),
-                (try await post(#"{"types": 7, "start": "2026-01-06T00:00:00Z", "end": "2026-01-07T00:00:00Z"}"#), 400, "INVALID_ARGUMENT"),
-                (try await post(#"{"types": ["stepCount"], "start": 5, "end": "2026-01-07T00:00:00Z"}"#), 400, "BAD_REQUEST"),
-                (try await post(""), 400, "BAD_REQUEST"),
-                (try await get(good), 400, "INVALID_ARGUMENT"),
-                (try await get("types=stepCount"), 400, "HEALTH_INVALID_RANGE"),
+                (try await post("{not json"), 400, "HEALTH_INVALID_ARGUMENT"),
+                (try await post("[]"), 400, "HEALTH_INVALID_ARGUMENT"),
+                (try await post(#"{"types": 7, "start": "2026-01-06T00:00:00Z", "end": "2026-01-07T00:00:00Z"}"#), 400, "HEALTH_INVALID_ARGUMENT"),
+                (try await post(#"{"types": ["stepCount"], "start": 5, "end": "2026-01-07T00:00:00Z"}"#), 400, "HEALTH_INVALID_ARGUMENT"),
+                (try await post(""), 400, "HEALTH_INVALID_ARGUMENT"),
+                (try await get(good), 400, "HEALTH_INVALID_ARGUMENT"),
                 (try await get("types=stepCount&start=yesterday&end=2026-01-07T00:00:00Z"), 400, "HEALTH_INVALID_RANGE"),
-                (try await get("types=stepCount&start=2026-01-06&end=2026-01-07T00:00:00Z"), 400, "HEALTH_INVALID_RANGE"),
                 (try await get("types=stepCount&start=2026-01-06T00:00:00&end=2026-01-07T00:00:00Z"), 400, "HEALTH_INVALID_RANGE"),
                 (try await get("types=stepCount&start=2026-01-08T00:00:00Z&end=2026-01-07T00:00:00Z"), 400, "HEALTH_INVALID_RANGE"),
-                (try await get("types=stepCount&start=2020-01-01T00:00:00Z&end=2026-01-07T00:00:00Z"), 400, "HEALTH_INVALID_RANGE"),
                 (try await get("types=stepCont&" + good), 400, "HEALTH_INVALID_TYPE"),
                 (try await get("types=workout&" + good), 400, "HEALTH_INVALID_TYPE"),
                 (try await get("types=" + String(repeating: "a", count: 200) + "&" + good), 400, "HEALTH_INVALID_TYPE"),
-                (try await get("types=stepCount&limit=0&" + good), 400, "INVALID_ARGUMENT"),
-                (try await get("types=stepCount&limit=99999&" + good), 400, "INVALID_ARGUMENT"),
-                (try await get("types=stepCount&limit=ten&" + good), 400, "INVALID_ARGUMENT"),
-                (try await get("types=stepCount&types=heartRate&" + good), 400, "INVALID_ARGUMENT"),
-                (try await get("types=stepCount&cursor=bm9wZQ&" + good), 400, "INVALID_CURSOR"),
-                (try await get("types=" + Array(repeating: "stepCount", count: 40).joined(separator: ",") + "&" + good), 400, "INVALID_ARGUMENT"),
+                (try await get("types=stepCount&limit=0&" + good), 400, "HEALTH_INVALID_ARGUMENT"),
+                (try await get("types=stepCount&limit=99999&" + good), 400, "HEALTH_INVALID_ARGUMENT"),
+                (try await get("types=stepCount&limit=ten&" + good), 400, "HEALTH_INVALID_ARGUMENT"),
+                (try await get("types=stepCount&types=heartRate&" + good), 400, "HEALTH_INVALID_ARGUMENT"),
+                (try await get("types=stepCount&cursor=bm9wZQ&" + good), 400, "HEALTH_INVALID_ARGUMENT"),
+                (try await get("types=" + Array(repeating: "stepCount", count: 40).joined(separator: ",") + "&" + good), 400, "HEALTH_INVALID_ARGUMENT"),
                 (try await harness.send("POST", "/api/v1/health/data", token: token, headers: json,
-                                        body: Array(repeating: UInt8(ascii: " "), count: 70 * 1024)), 413, "PAYLOAD_TOO_LARGE"),
+                                        body: Array(repeating: UInt8(ascii: " "), count: 70 * 1024)), 413, "HEALTH_PAYLOAD_TOO_LARGE"),
                 (try await harness.send("POST", "/api/v1/pair", headers: json,
-                                        body: Array(repeating: UInt8(ascii: " "), count: 65 * 1024)), 413, "PAYLOAD_TOO_LARGE"),
-                (try await harness.send("POST", "/api/v1/pair", headers: json, body: Array(#"{"code":"x"}"#.utf8)), 400, "BAD_REQUEST"),
+                                        body: Array(repeating: UInt8(ascii: " "), count: 65 * 1024)), 413, "HEALTH_PAYLOAD_TOO_LARGE"),
+                (try await harness.send("POST", "/api/v1/pair", headers: json, body: Array(#"{"code":"x"}"#.utf8)), 400, "HEALTH_INVALID_ARGUMENT"),
                 (try await harness.send("POST", "/api/v1/pair", headers: json,
-                                        body: Array(#"{"code":"ABCD1234","clientName":""}"#.utf8)), 400, "INVALID_ARGUMENT"),
-                (try await harness.send("GET", "/api/v1/status"), 401, "TOKEN_MISSING"),
-                (try await harness.send("GET", "/api/v1/status", token: "forged-token"), 401, "TOKEN_INVALID"),
-                (try await harness.send("GET", "/api/v1/status", headers: [("Authorization", "Basic abc")]), 401, "TOKEN_MISSING"),
-                (try await harness.send("GET", "/api/v1/health/types"), 401, "TOKEN_MISSING"),
-                (try await harness.send("GET", "/api/v1/openapi.json"), 401, "TOKEN_MISSING"),
-                (try await harness.send("GET", "/api/v1/nothing-here"), 401, "TOKEN_MISSING"),
-                (try await harness.send("GET", "/api/v1/nothing-here", token: token), 404, "NOT_FOUND"),
-                (try await harness.send("GET", "/api/v1/status?" + String(repeating: "x", count: 9000), token: token), 414, "URI_TOO_LONG"),
+                                        body: Array(#"{"code":"ABCD1234","clientName":""}"#.utf8)), 400, "HEALTH_INVALID_ARGUMENT"),
+                (try await harness.send("GET", "/api/v1/status"), 401, "HEALTH_UNAUTHENTICATED"),
+                (try await harness.send("GET", "/api/v1/status", token: "forged-token"), 401, "HEALTH_UNAUTHENTICATED"),
+                (try await harness.send("GET", "/api/v1/status", headers: [("Authorization", "Basic abc")]), 401, "HEALTH_UNAUTHENTICATED"),
+                (try await harness.send("GET", "/api/v1/health/types"), 401, "HEALTH_UNAUTHENTICATED"),
+                (try await harness.send("GET", "/api/v1/openapi.json"), 401, "HEALTH_UNAUTHENTICATED"),
+                (try await harness.send("GET", "/api/v1/nothing-here"), 401, "HEALTH_UNAUTHENTICATED"),
+                (try await harness.send("GET", "/api/v1/nothing-here", token: token), 404, "HEALTH_NOT_FOUND"),
+                (try await harness.send("GET", "/api/v1/status?" + String(repeating: "x", count: 9000), token: token), 414, "HEALTH_PAYLOAD_TOO_LARGE"),
             ]
             for (index, (reply, status, code)) in cases.enumerated() {
                 #expect(reply.status == status, "case \(index): \(String(decoding: reply.body.prefix(200), as: UTF8.self))")
@@ -346,7 +343,7 @@ struct ExportFlowTests {
 
     @Test func pagingFollowsTypesAndBindsCursors() async throws {
         try await Harness.run { harness in
-            try harness.share(["stepCount", "heartRate"])
+            try await harness.share(["stepCount", "heartRate"])
             let remote = try await harness.pair()
             let request = DataRequest(types: ["stepCount", "heartRate"], start: "2026-01-09T00:00:00Z",
                                       end: "2026-01-10T00:00:00Z", limit: 7)
@@ -361,7 +358,7 @@ struct ExportFlowTests {
             let reply = try await harness.send("GET", "/api/v1/health/data?types=stepCount&start=2026-01-08T00:00:00Z&end=2026-01-10T00:00:00Z&cursor=\(cursor)",
                                                token: remote.server.token)
             #expect(reply.status == 400)
-            #expect(reply.errorCode == "INVALID_CURSOR")
+            #expect(reply.errorCode == "HEALTH_INVALID_ARGUMENT")
         }
     }
 
@@ -403,7 +400,7 @@ struct ExportFlowTests {
 
     @Test func auditNeverHoldsHealthValues() async throws {
         try await Harness.run { harness in
-            try harness.share(["stepCount", "heartRate"])
+            try await harness.share(["stepCount", "heartRate"])
             let remote = try await harness.pair()
             let page = try await remote.data(DataRequest(types: ["stepCount", "heartRate"], start: "2026-01-09T11:00:00Z",
                                                          end: "2026-01-09T13:00:00Z", limit: 5000))

@@ -36,7 +36,7 @@ struct OpenAPITests {
 
     @Test func realAnswersFitTheSchemas() async throws {
         try await Harness.run { harness in
-            try harness.share(["stepCount", "sleepAnalysis"])
+            try await harness.share(["stepCount", "sleepAnalysis"])
             let (code, _) = try harness.state.issuePairingCode()
             let pairBody = Array(try JSONEncoder().encode(PairRequest(code: code, clientName: "schema")))
             let paired = try await harness.send("POST", "/api/v1/pair", body: pairBody)

@@ -18,7 +18,10 @@ enum Fixture {
     static let sentinelSteps = 98_765.4321
     static let sentinelHeartRate = 187.654321
 
-    static let shared: Task<HealthService, any Error> = Task {
+    static let shared: Task<HealthService, any Error> = Task { try await makeService() }
+
+    /// A store of its own (grants are kept in the store, so each server under test gets one).
+    static func makeService() async throws -> HealthService {
         let store = try SQLiteHealthStore(location: .inMemory)
         _ = try await DemoGenerator(days: 4, seed: 11, end: end, timeZone: utc).populate(store)
         let source = HealthSource(name: sentinelSource, bundleIdentifier: "com.example.sentinel")
@@ -77,7 +80,7 @@ final class Harness: Sendable {
         configuration.defaultDeviceName = "test-device"
         configure(&configuration)
         let server = ExportServer(configuration: configuration, identity: Fixture.identity, state: state,
-                                  service: try await Fixture.service(), logger: Fixture.logger)
+                                  service: try await Fixture.makeService(), logger: Fixture.logger)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let app = try server.application { port in
             continuation.yield(port)
@@ -132,7 +135,10 @@ final class Harness: Sendable {
         return ExportRemote(server: record, timeout: .seconds(10))
     }
 
-    func share(_ types: [String]) throws { try state.setSharedTypes(types) }
+    /// Shares types with every paired device: the read grants of `device:*`.
+    func share(_ types: [String]) async throws {
+        try await server.service.updateGrants(GrantsUpdate(principal: Principal.allDevices.id, allowRead: types))
+    }
 
     /// A raw request with an optional token.
     func send(_ method: String, _ path: String, token: String? = nil, headers: [(String, String)] = [],

@@ -30,7 +30,7 @@ extension GatewayNodeTests {
                 #expect(params["scopes"]?.arrayValue == [])
                 #expect(params["caps"]?.arrayValue == [.string("health")])
                 #expect(params["commands"]?.arrayValue?.compactMap(\.stringValue)
-                        == ["health.query", "health.summary", "health.subscribe", "health.unsubscribe"])
+                        == ["health.query", "health.summary", "health.subscribe", "health.unsubscribe", "health.sleep"])
                 #expect(params["permissions"] == .object(["health": .bool(true)]))
                 #expect(params["client"]?["id"]?.stringValue == "node-host")
                 #expect(params["client"]?["mode"]?.stringValue == "node")

@@ -28,11 +28,11 @@ extension GatewayNodeTests {
                     #expect(starts == starts.sorted(by: >), "newest first")
                     #expect(starts.allSatisfy { $0 >= midnight })
 
-                    // Explicit range, ascending, limit clamped to 500; identical to the service's own payload.
+                    // Explicit range, ascending, the largest limit; identical to the service's own payload.
                     let from = ISO8601.string(now.addingTimeInterval(-3 * 86_400))
                     let to = ISO8601.string(now.addingTimeInterval(-86_400))
                     let params: JSONValue = .object(["type": .string("heartRate"), "startISO": .string(from),
-                                                     "endISO": .string(to), "limit": .int(5_000), "ascending": .bool(true)])
+                                                     "endISO": .string(to), "limit": .int(500), "ascending": .bool(true)])
                     let outcome = await gateway.invoke("health.query", params: params)
                     let rates = try payload(outcome, as: OpenClawHealthQueryPayload.self)
                     #expect(rates.samples.count == 500)
@@ -40,13 +40,13 @@ extension GatewayNodeTests {
                     let ascending = rates.samples.compactMap { ISO8601.date($0.dateISO) }
                     #expect(ascending == ascending.sorted())
                     let direct = try await service.query(OpenClawHealthQueryParams(
-                        type: "heartRate", startISO: from, endISO: to, limit: 5_000, ascending: true))
+                        type: "heartRate", startISO: from, endISO: to, limit: 500, ascending: true))
                     #expect(outcome == .ok(payloadJSON: String(decoding: try JSONEncoder.wire.encode(direct), as: UTF8.self)))
 
                     let one = try payload(await gateway.invoke("health.query", params: .object([
-                        "type": .string("heartRate"), "startISO": .string(from), "limit": .int(0)])),
+                        "type": .string("heartRate"), "startISO": .string(from), "limit": .int(1)])),
                                           as: OpenClawHealthQueryPayload.self)
-                    #expect(one.samples.count == 1, "limit is clamped to 1…500")
+                    #expect(one.samples.count == 1)
 
                     let sleep = try payload(await gateway.invoke("health.query", params: .object([
                         "type": .string("sleepAnalysis"), "startISO": .string("7d")])), as: OpenClawHealthQueryPayload.self)
@@ -99,6 +99,15 @@ extension GatewayNodeTests {
                                                "sleepDurationMinutes", "restingHeartRateBpm", "workoutCount",
                                                "workoutDurationMinutes"]))
 
+                    // health.sleep (an extension): the service's nights, in the node's wire form.
+                    let nights = try payload(await gateway.invoke("health.sleep", params: .object(["startISO": .string("7d")])),
+                                             as: OpenClawHealthSleepPayload.self)
+                    let serviceNights = try await service.sleep(SleepRequest(start: "7d")).nights
+                    #expect(!nights.nights.isEmpty)
+                    #expect(nights.nights.map(\.date) == serviceNights.map(\.date))
+                    #expect(nights.nights.map(\.asleepMinutes) == serviceNights.map(\.asleepMinutes))
+                    #expect(nights.timeZone == "Europe/Paris")
+
                     // health.subscribe / health.unsubscribe: ok, no payload.
                     #expect(await gateway.invoke("health.subscribe", params: .object(["types": .array([.string("heartRate"), .string("HKQuantityTypeIdentifierStepCount")])]))
                             == .ok(payloadJSON: nil))
@@ -130,15 +139,15 @@ extension GatewayNodeTests {
                     }
                     await expectError("health.query", .object(["type": .string("stepcont")]), "HEALTH_INVALID_TYPE", containing: "stepCount")
                     await expectError("health.query", .object(["type": .string("workout")]), "HEALTH_INVALID_TYPE")
-                    await expectError("health.query", .object([:]), "INVALID_REQUEST", containing: "'type'")
-                    await expectError("health.query", nil, paramsJSON: .some(nil), "INVALID_REQUEST", containing: "'type'")
-                    await expectError("health.query", nil, paramsJSON: "not json", "INVALID_REQUEST", containing: "not valid JSON")
-                    await expectError("health.query", nil, paramsJSON: "[1]", "INVALID_REQUEST", containing: "JSON object")
+                    await expectError("health.query", .object([:]), "HEALTH_INVALID_ARGUMENT", containing: "'type'")
+                    await expectError("health.query", nil, paramsJSON: .some(nil), "HEALTH_INVALID_ARGUMENT", containing: "'type'")
+                    await expectError("health.query", nil, paramsJSON: "not json", "HEALTH_INVALID_ARGUMENT", containing: "not valid JSON")
+                    await expectError("health.query", nil, paramsJSON: "[1]", "HEALTH_INVALID_ARGUMENT", containing: "JSON object")
                     await expectError("health.query", .object(["type": .string("stepCount"), "limit": .string("ten")]),
-                                      "INVALID_REQUEST", containing: "'limit'")
-                    await expectError("health.query", .object(["type": .int(3)]), "INVALID_REQUEST", containing: "a string")
+                                      "HEALTH_INVALID_ARGUMENT", containing: "'limit'")
+                    await expectError("health.query", .object(["type": .int(3)]), "HEALTH_INVALID_ARGUMENT", containing: "a string")
                     await expectError("health.query", .object(["type": .string("stepCount"), "start": .string("7d")]),
-                                      "INVALID_REQUEST", containing: "unknown parameter 'start'")
+                                      "HEALTH_INVALID_ARGUMENT", containing: "unknown parameter 'start'")
                     await expectError("health.query", .object(["type": .string("stepCount"), "startISO": .string("last tuesday")]),
                                       "HEALTH_INVALID_RANGE")
                     await expectError("health.query", .object(["type": .string("stepCount"), "startISO": .string("2024-05-02"),
@@ -147,17 +156,25 @@ extension GatewayNodeTests {
                     await expectError("health.summary", .object(["type": .string("nope")]), "HEALTH_INVALID_TYPE")
                     await expectError("health.summary", .object(["type": .string("stepCount"), "interval": .string("month")]),
                                       "HEALTH_INVALID_ARGUMENT", containing: "hour, day or week")
-                    await expectError("health.summary", .object(["interval": .string("day")]), "INVALID_REQUEST")
-                    await expectError("health.summary", .object(["period": .string("week")]), "INVALID_REQUEST",
+                    await expectError("health.summary", .object(["interval": .string("day")]), "HEALTH_INVALID_ARGUMENT")
+                    await expectError("health.summary", .object(["period": .string("week")]), "HEALTH_INVALID_ARGUMENT",
                                       containing: "today")
                     await expectError("health.summary", .object(["period": .string("today"), "type": .string("stepCount")]),
-                                      "INVALID_REQUEST", containing: "not both")
-                    await expectError("health.subscribe", .object(["types": .array([])]), "INVALID_REQUEST")
-                    await expectError("health.subscribe", .object(["types": .string("heartRate")]), "INVALID_REQUEST",
+                                      "HEALTH_INVALID_ARGUMENT", containing: "not both")
+                    await expectError("health.subscribe", .object(["types": .array([])]), "HEALTH_INVALID_ARGUMENT")
+                    await expectError("health.query", .object(["type": .string("heartRate"), "limit": .int(0)]),
+                                      "HEALTH_INVALID_ARGUMENT", containing: "1 to 500")
+                    await expectError("health.query", .object(["type": .string("heartRate"), "limit": .int(5_000)]),
+                                      "HEALTH_INVALID_ARGUMENT", containing: "1 to 500")
+                    await expectError("health.sleep", .object(["startISO": .string("2024-05-02"), "endISO": .string("2024-05-01")]),
+                                      "HEALTH_INVALID_RANGE")
+                    await expectError("health.sleep", .object(["start": .string("7d")]), "HEALTH_INVALID_ARGUMENT",
+                                      containing: "unknown parameter")
+                    await expectError("health.subscribe", .object(["types": .string("heartRate")]), "HEALTH_INVALID_ARGUMENT",
                                       containing: "an array")
                     await expectError("health.subscribe", .object(["types": .array([.string("hartRate")])]), "HEALTH_INVALID_TYPE")
                     await expectError("health.subscribe", .object(["types": .array([.string("workout")])]), "HEALTH_INVALID_TYPE")
-                    await expectError("health.unsubscribe", .object([:]), "INVALID_REQUEST")
+                    await expectError("health.unsubscribe", .object([:]), "HEALTH_INVALID_ARGUMENT")
 
                     let unknown = await gateway.invoke("health.export", params: .object([:]), bypassPolicy: true)
                     #expect(unknown == .error(code: "INVALID_REQUEST", message: "INVALID_REQUEST: unknown command"))

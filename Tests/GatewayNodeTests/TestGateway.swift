@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HealthModel
 import GatewayNode
 import Hummingbird
 import HummingbirdWebSocket
@@ -25,7 +26,7 @@ final class TestGateway: Sendable {
         var requirePairing = false
         var issueDeviceToken = true
         /// `gateway.nodes.allowCommands` / `denyCommands`.
-        var allowCommands: [String] = CommandPolicy.healthCommands
+        var allowCommands: [String] = CommandPolicy.healthCommands + ["health.sleep"]
         var denyCommands: [String] = []
         /// The first N connects are refused with retryable UNAVAILABLE and `retryAfterMs`.
         var unavailableConnects = 0

@@ -29,13 +29,28 @@ import HealthStore
         #expect(dates.allSatisfy { $0 >= payload.startISO && $0 < payload.endISO })
     }
 
-    @Test(arguments: [(0, 1), (1, 1), (3, 3), (10_000, 500)])
-    func limitIsClampedTo1Through500(requested: Int, expected: Int) async throws {
+    @Test(arguments: [1, 3, 500])
+    func limitIsHonouredFrom1Through500(limit: Int) async throws {
         let service = try await Self.demoService()
         let payload = try await service.query(OpenClawHealthQueryParams(
-            type: "heartRate", startISO: "2024-06-21T00:00:00Z", limit: requested, ascending: true))
-        #expect(payload.samples.count == expected)
+            type: "heartRate", startISO: "2024-06-21T00:00:00Z", limit: limit, ascending: true))
+        #expect(payload.samples.count == limit)
         #expect(payload.samples.map(\.dateISO) == payload.samples.map(\.dateISO).sorted())
+    }
+
+    /// Out of range is refused, as on every interface (one rule, one code), never silently clamped.
+    @Test(arguments: [0, -1, 501, 10_000])
+    func limitOutOfRangeIsAnArgumentError(limit: Int) async throws {
+        let service = try await Self.demoService()
+        await #expect(throws: HealthError.self) {
+            _ = try await service.query(OpenClawHealthQueryParams(type: "heartRate", limit: limit))
+        }
+        do {
+            _ = try await service.query(OpenClawHealthQueryParams(type: "heartRate", limit: limit))
+        } catch let error as HealthError {
+            #expect(error.code == .invalidArgument)
+            #expect(error.message.contains("1 to 500"))
+        }
     }
 
     @Test func sleepSamplesCarryThePlansCategoryNames() async throws {
@@ -76,8 +91,12 @@ import HealthStore
 
     @Test func errorsUseThePlansCodes() async throws {
         let service = try await Self.demoService()
-        await #expect(throws: HealthError(.noSummary, "'sleepAnalysis' does not support summary (use health.query, or sleep nights)")) {
-            try await service.summary(OpenClawHealthSummaryParams(type: "sleepAnalysis"))
+        do {
+            _ = try await service.summary(OpenClawHealthSummaryParams(type: "sleepAnalysis"))
+            Issue.record("expected an error")
+        } catch let error as HealthError {
+            #expect(error.code == .noSummary)
+            #expect(error.message.contains("sleep nights"))
         }
         do {
             _ = try await service.query(OpenClawHealthQueryParams(type: "stepz"))

@@ -1,0 +1,174 @@
+import ExportClient
+import ExportServer
+import Foundation
+import HealthDemo
+import HealthMCP
+import HealthModel
+import HealthService
+import HealthStore
+import Logging
+import MCP
+import Testing
+
+/// One data directory shared by the interface tests: 40 days of demo data (iPhone + Apple Watch) ending
+/// 2026-01-10 00:00 UTC, home zone Europe/Paris, in a file store that the `healthbridge` binary opens with `--home`.
+enum World {
+    static let zone = TimeZone(identifier: "Europe/Paris")!
+    static let end = ISO8601.date("2026-01-10T00:00:00Z")!
+
+    static let shared: Task<(home: URL, service: HealthService), any Error> = Task {
+        let home = FileManager.default.temporaryDirectory
+            .appendingPathComponent("hb-interface-tests-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        let store = try SQLiteHealthStore(location: .file(home.appendingPathComponent("health.sqlite")))
+        _ = try await DemoGenerator(days: 40, seed: 5, end: end, timeZone: zone).populate(store)
+        try await store.setSetting(HealthService.homeTimeZoneSetting, zone.identifier)
+        return (home, try await HealthService.open(store: store))
+    }
+
+    static var home: URL { get async throws { try await shared.value.home } }
+    static var service: HealthService { get async throws { try await shared.value.service } }
+
+    static var logger: Logger {
+        var logger = Logger(label: "interface-tests")
+        logger.logLevel = .critical
+        return logger
+    }
+}
+
+// MARK: - CLI
+
+/// The `healthbridge` binary `swift build` put beside this test bundle.
+enum CLI {
+    static let binary: URL = {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        // The bundle may be a directory (`….xctest/…`): walk up to the build products.
+        while !directory.path.isEmpty, directory.path != "/" {
+            let candidate = directory.appendingPathComponent("healthbridge")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory.deleteLastPathComponent()
+        }
+        return URL(fileURLWithPath: ".build/debug/healthbridge")
+    }()
+
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var json: JSONValue? { try? JSONValue.parse(Array(stdout.utf8)) }
+        var errorJSON: JSONValue? { try? JSONValue.parse(Array(stderr.utf8)) }
+    }
+
+    /// Runs `healthbridge ARGS --home <the shared home>`.
+    static func run(_ arguments: [String], home: URL? = nil) async throws -> Run {
+        let shared = try await World.home
+        let home = home ?? shared
+        try #require(FileManager.default.isExecutableFile(atPath: binary.path),
+                     "the healthbridge binary is not built at \(binary.path)")
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments + ["--home", home.path]
+        var environment = ProcessInfo.processInfo.environment
+        environment["HEALTHBRIDGE_LOG_LEVEL"] = "critical"
+        process.environment = environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        async let stdout = Task.detached { out.fileHandleForReading.readDataToEndOfFile() }.value
+        async let stderr = Task.detached { err.fileHandleForReading.readDataToEndOfFile() }.value
+        let (o, e) = await (stdout, stderr)
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
+                   stderr: String(decoding: e, as: UTF8.self))
+    }
+}
+
+// MARK: - MCP
+
+enum MCPInterface {
+    static func call(_ tool: String, _ arguments: [String: Value]) async throws -> (ok: Bool, value: JSONValue) {
+        let toolbox = HealthToolbox(service: try await World.service)
+        let result = await toolbox.call(tool, arguments: arguments)
+        let data = try JSONEncoder().encode(Value.object(result.structuredContent?.objectValue ?? [:]))
+        return (result.isError != true, try JSONValue.parse(Array(data)))
+    }
+}
+
+// MARK: - HTTPS
+
+/// The export API on 127.0.0.1 with its own state directory, a paired client, and every type shared.
+final class HTTPSInterface: Sendable {
+    let task: Task<Void, any Error>
+    let port: Int
+    let token: String
+    let fingerprint: String
+    let home: URL
+
+    static func start() async throws -> HTTPSInterface {
+        let service = try await World.service
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("hb-https-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        let identity = try ExportIdentity.generate(hostNames: ["localhost"])
+        let state = try ExportState(home: home)
+        var configuration = ExportServerConfiguration()
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        configuration.rateLimit = 0
+        configuration.tlsShutdownTimeout = .milliseconds(50)
+        let server = ExportServer(configuration: configuration, identity: identity, state: state, service: service,
+                                  logger: World.logger)
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let app = try server.application { port in
+            continuation.yield(port)
+            continuation.finish()
+        }
+        let task = Task { try await app.run() }
+        var iterator = ports.makeAsyncIterator()
+        let port = try #require(await iterator.next())
+        let (code, _) = try state.issuePairingCode()
+        let paired = try await ExportRemote.pair(host: "127.0.0.1", port: port, fingerprint: identity.fingerprint,
+                                                 code: code, clientName: "parity", timeout: .seconds(10))
+        // Paired devices read what the owner granted them: everything, for the parity questions.
+        try await service.acting(as: .device(paired.clientId)).acting(as: .owner)
+            .updateGrants(GrantsUpdate(principal: Principal.device(paired.clientId).id, allowRead: ["*"]))
+        return HTTPSInterface(task: task, port: port, token: paired.token, fingerprint: identity.fingerprint, home: home)
+    }
+
+    init(task: Task<Void, any Error>, port: Int, token: String, fingerprint: String, home: URL) {
+        self.task = task; self.port = port; self.token = token; self.fingerprint = fingerprint; self.home = home
+    }
+
+    func get(_ path: String) async throws -> (status: Int, value: JSONValue) {
+        let client = PinnedHTTPSClient(host: "127.0.0.1", port: port, fingerprint: fingerprint, timeout: .seconds(10))
+        let reply = try await client.send(method: "GET", path: path, headers: [("Authorization", "Bearer \(token)")])
+        return (reply.status, try JSONValue.parse(reply.body))
+    }
+
+    func stop() async {
+        task.cancel()
+        _ = await task.result
+        try? FileManager.default.removeItem(at: home)
+    }
+}
+
+extension String {
+    /// Percent-encodes a query value.
+    var queryEncoded: String {
+        addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? self
+    }
+}
+
+extension JSONValue {
+    var doubleValue: Double? { if case .number(let n) = self { n } else { nil } }
+}
+
+/// The node's answer as the parity tests read it.
+enum NodeInterface {
+    static func invoke(_ command: String, _ params: [String: JSONValue]) async throws -> (ok: Bool, value: JSONValue) {
+        let paramsJSON = String(decoding: JSONValue.object(params).serialized(), as: UTF8.self)
+        let (ok, data) = try await NodeInvoker.invoke(command, paramsJSON: paramsJSON)
+        return (ok, try JSONValue.parse(Array(data)))
+    }
+}
