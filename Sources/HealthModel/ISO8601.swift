@@ -161,7 +161,7 @@ public enum DateExpression {
             }
         }
         throw HealthError(.invalidRange,
-                          "cannot read the date '\(text)'; use an ISO date (2024-03-10), an instant (2024-03-10T09:00:00Z), now, today, yesterday or a span like 7d, 12h, 2w, 3mo, 1y")
+                          "cannot read the date; use an ISO date (2024-03-10), an instant (2024-03-10T09:00:00Z), now, today, yesterday or a span like 7d, 12h, 2w, 3mo, 1y")
     }
 
     /// Resolves an IANA time zone name.

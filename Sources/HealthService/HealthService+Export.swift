@@ -62,6 +62,17 @@ extension HealthService {
             guard (1...TypedSamplesRequest.maxLimit).contains(state.limit), state.end >= state.start,
                   (1...TypedSamplesRequest.maxTypes).contains(state.types.count),
                   state.index >= 0, state.index < state.types.count else { throw ServiceCursor.invalid("typed-samples") }
+            // A cursor only continues the request it came from: types and instants given with it must be its own.
+            let types = try (Self.list(request.types) ?? []).map { name throws(HealthError) in
+                try SampleTypeRegistry.resolve(name).identifier
+            }
+            let start = request.start.flatMap(ISO8601.date), end = request.end.flatMap(ISO8601.date)
+            var seen = Set<String>()
+            let distinct = types.filter { seen.insert($0).inserted }
+            if (!distinct.isEmpty && distinct != state.types)
+                || (start != nil && start != state.start) || (end != nil && end != state.end) {
+                throw HealthError(.invalidArgument, "this cursor was issued for other types or another range: send it with the request it came from, or start again without it")
+            }
         } else {
             let names = Self.list(request.types) ?? []
             guard !names.isEmpty else {

@@ -17,7 +17,8 @@ func stepRecords(_ n: Int, startMinute: Int = 0, source: String = "Alex’s iPho
 
 @Suite("Idempotency: re-imports and newer exports")
 struct IdempotencyTests {
-    @Test("the same file again is recognised by its content in under a second, without reading it")
+    /// How fast (well under a second) is measured by `scripts/import_bench.py`, not asserted here.
+    @Test("the same file again is recognised by its content, without importing it again")
     func sameFile() async throws {
         let dir = try TempDir()
         let url = try FullExport.fixture.writeZip(in: dir.url)
@@ -27,12 +28,10 @@ struct IdempotencyTests {
         let before = try await StoreSnapshot.of(store)
         #expect(first.alreadyImported == false)
 
-        let clock = ContinuousClock()
-        var again: ImportReport?
-        let elapsed = try await clock.measure { again = try await importer.run(url) }
-        let second = try #require(again)
+        let anchor = try await store.currentAnchor()
+        let second = try await importer.run(url)
         #expect(second.alreadyImported)
-        #expect(elapsed < .seconds(1))
+        #expect(try await store.currentAnchor() == anchor, "nothing was written again")
         #expect(second.contentHash == first.contentHash)
         #expect(second.records == first.records)
         #expect(try await StoreSnapshot.of(store) == before)

@@ -1,0 +1,98 @@
+import ExportServer
+import Foundation
+import HealthModel
+import Testing
+
+/// The `healthbridge` binary as a person or a script runs it: output, JSON, exit codes.
+@Suite("CLI")
+struct CLITests {
+    @Test func readCommandsPrintTablesAndJSON() async throws {
+        let types = try await CLI.run(["types"])
+        #expect(types.status == 0)
+        #expect(types.stdout.contains("stepCount") && types.stdout.contains("statistics"))
+        let json = try await CLI.run(["types", "--json"])
+        #expect(json.status == 0)
+        #expect(json.json?["time_zone"]?.stringValue == "Europe/Paris")
+        #expect((json.json?["types"]?.arrayValue?.count ?? 0) > 5)
+
+        let latest = try await CLI.run(["latest", "--type", "bodyMass", "--json"])
+        #expect(latest.json?["found"] == .bool(true))
+        #expect(latest.json?["unit"]?.stringValue == "kg")
+        let today = try await CLI.run(["today", "--json"])
+        #expect(today.status == 0)
+        #expect(today.json?["merged"] == .bool(true))
+        let workouts = try await CLI.run(["workouts", "--from", "2025-12-01", "--to", "2026-01-10", "--json"])
+        let uuid = try #require(workouts.json?["workouts"]?.arrayValue?.first?["uuid"]?.stringValue)
+        let detail = try await CLI.run(["workouts", "--uuid", uuid, "--json"])
+        #expect(detail.json?["uuid"]?.stringValue == uuid)
+        #expect(detail.json?["route"]?["point_count"] != nil)
+        let sources = try await CLI.run(["sources", "--type", "stepCount", "--json"])
+        #expect(sources.json?["priority_order"]?.arrayValue?.count == 2)
+
+        // Units are converted by the service: kilojoules are 4.184 × kilocalories.
+        let kcal = try await CLI.run(["summary", "--type", "activeEnergyBurned", "--from", "2026-01-01", "--to", "2026-01-02",
+                                      "--interval", "total", "--json"])
+        let kj = try await CLI.run(["summary", "--type", "activeEnergyBurned", "--from", "2026-01-01", "--to", "2026-01-02",
+                                    "--interval", "total", "--unit", "kJ", "--json"])
+        let a = try #require(kcal.json?["buckets"]?.arrayValue?.first?["sum"]?.doubleValue)
+        let b = try #require(kj.json?["buckets"]?.arrayValue?.first?["sum"]?.doubleValue)
+        #expect(abs(b - a * 4.184) < 0.01)
+        #expect(kj.json?["unit"]?.stringValue == "kJ")
+    }
+
+    @Test func errorsAreOneJSONLineOnStderrWithAnExitCode() async throws {
+        let unknown = try await CLI.run(["summary", "--type", "stepcont", "--json"])
+        #expect(unknown.status == 1)
+        #expect(unknown.stdout.isEmpty)
+        #expect(unknown.stderr.split(separator: "\n").count == 1)
+        #expect(unknown.errorJSON?["error"]?["code"]?.stringValue == "HEALTH_INVALID_TYPE")
+        #expect(unknown.errorJSON?["error"]?["message"]?.stringValue?.contains("stepCount") == true)
+
+        // A usage error (argument parsing) is JSON too, with the usage exit code.
+        let usage = try await CLI.run(["summary", "--json"])
+        #expect(usage.status == 64)
+        #expect(usage.errorJSON?["error"]?["code"]?.stringValue == "HEALTH_INVALID_ARGUMENT")
+        let badOption = try await CLI.run(["query", "--type", "heartRate", "--limit", "many", "--json"])
+        #expect(badOption.status == 64)
+        #expect(badOption.errorJSON?["error"]?["code"]?.stringValue == "HEALTH_INVALID_ARGUMENT")
+
+        // Without --json: one human line, same exit code.
+        let human = try await CLI.run(["summary", "--type", "stepz"])
+        #expect(human.status == 1)
+        #expect(human.stderr.contains("HEALTH_INVALID_TYPE"))
+        #expect(human.errorJSON == nil)
+
+        // Help is not an error.
+        let help = try await CLI.run(["grants", "--help", "--json"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("device:*"))
+    }
+
+    @Test func grantsAreShownAndChangedAndKeptInTheStore() async throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("hb-cli-grants-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let list = try await CLI.run(["grants", "--json"], home: home)
+        #expect(list.status == 0)
+        let principals = list.json?["principals"]?.arrayValue ?? []
+        #expect(principals.contains { $0["principal"]?.stringValue == "mcp:default" && $0["read"]?.stringValue == "all" })
+        #expect(principals.contains { $0["principal"]?.stringValue == "device:*" && $0["read"]?.stringValue == "none" })
+
+        let shared = try await CLI.run(["grants", "device:*", "--allow-read", "stepCount,HKQuantityTypeIdentifierHeartRate", "--json"],
+                                       home: home)
+        #expect(shared.json?["read"]?.stringValue == "heartRate, stepCount")
+        let denied = try await CLI.run(["grants", "mcp", "--deny", "heartRate"], home: home)
+        #expect(denied.status == 0)
+        #expect(denied.stdout.contains("all except heartRate"))
+        let again = try await CLI.run(["grants", "mcp", "--json"], home: home)
+        #expect(again.json?["principals"]?.arrayValue?.first?["read"]?.stringValue == "all except heartRate")
+        // `sharing types` edits the same grants.
+        let sharing = try await CLI.run(["sharing", "types", "--disable", "heartRate", "--json"], home: home)
+        #expect(sharing.json?["types"] == ["stepCount"])
+
+        let bad = try await CLI.run(["grants", "mcp", "--allow-read", "stepz", "--json"], home: home)
+        #expect(bad.status == 1)
+        #expect(bad.errorJSON?["error"]?["code"]?.stringValue == "HEALTH_INVALID_TYPE")
+        let nobody = try await CLI.run(["grants", "robot:x", "--allow-read", "stepCount", "--json"], home: home)
+        #expect(nobody.errorJSON?["error"]?["code"]?.stringValue == "HEALTH_INVALID_ARGUMENT")
+    }
+}
