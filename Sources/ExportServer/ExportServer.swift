@@ -23,7 +23,9 @@ public struct ExportServerConfiguration: Sendable {
     /// Requests per second per client (token bucket, bursts of the same size); 0 disables.
     public var rateLimit: Double = 20
     /// The largest request body (and `Content-Length`) accepted.
-    public var maxBodyBytes = 64 * 1024
+    public var maxBodyBytes = Self.defaultMaxBodyBytes
+    /// 64 KB: pairing and data requests are small JSON documents.
+    public static let defaultMaxBodyBytes = 64 * 1024
     /// The longest request target (path and query).
     public var maxURILength = 8 * 1024
     /// Closes a connection that has not completed a request head for this long: covers the TLS handshake, headers
@@ -271,7 +273,7 @@ public struct ExportContext: RequestContext {
         remoteAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
     }
 
-    public var maxUploadSize: Int { 64 * 1024 }
+    public var maxUploadSize: Int { ExportServerConfiguration.defaultMaxBodyBytes }
 }
 
 final class RequestTrace: Sendable {
@@ -356,7 +358,8 @@ struct APIError: Error {
         case let error as any HTTPResponseError:
             switch error.status {
             case .contentTooLarge:
-                return APIError(.contentTooLarge, .payloadTooLarge, "the request body is larger than 64 KB")
+                return APIError(.contentTooLarge, .payloadTooLarge,
+                                "the request body is larger than \(ExportServerConfiguration.defaultMaxBodyBytes / 1024) KB")
             case .notFound:
                 return APIError(.notFound, .notFound, "no such endpoint (GET /api/v1/openapi.json lists them)")
             case .methodNotAllowed:
@@ -420,7 +423,8 @@ struct Gatekeeper: RouterMiddleware {
                     throw APIError(.badRequest, .invalidArgument, "invalid Content-Length")
                 }
                 if value > server.configuration.maxBodyBytes {
-                    throw APIError(.contentTooLarge, .payloadTooLarge, "the request body is larger than 64 KB")
+                    throw APIError(.contentTooLarge, .payloadTooLarge,
+                                   "the request body is larger than \(server.configuration.maxBodyBytes / 1024) KB")
                 }
             }
             if path != Self.pairPath {

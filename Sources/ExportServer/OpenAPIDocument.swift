@@ -30,7 +30,7 @@ public enum OpenAPIDocument {
         [
             "400": response("Invalid input (dates, type names, units, limits, malformed body).", "Error"),
             "401": response("Missing, unknown or revoked token.", "Error"),
-            "413": response("Body larger than 64 KB.", "Error"),
+            "413": response("Body larger than \(ExportServerConfiguration.defaultMaxBodyBytes / 1024) KB.", "Error"),
             "429": response("Rate limited.", "Error", headers: retryAfter),
         ]
     }
@@ -86,7 +86,7 @@ public enum OpenAPIDocument {
                         "200": response("Paired. The token is shown once.", "PairResponse"),
                         "400": response("Malformed body.", "Error"),
                         "401": response("Wrong, expired, used or burnt code.", "Error"),
-                        "413": response("Body larger than 64 KB.", "Error"),
+                        "413": response("Body larger than \(ExportServerConfiguration.defaultMaxBodyBytes / 1024) KB.", "Error"),
                         "429": response("Too many wrong codes from this address.", "Error", headers: retryAfter),
                     ],
                 ],

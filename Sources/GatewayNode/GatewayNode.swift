@@ -22,7 +22,7 @@ public struct GatewayNodeConfiguration: Sendable {
     public var platform = "linux"
     public var deviceFamily: String?
     public var modelIdentifier: String?
-    public var version = "0.1.0"
+    public var version = HealthBridgeVersion.current
     public var instanceId: String?
     public var locale: String?
     /// The device signature: v3 (platform and device family signed too), falling back to v2 when the gateway only
@@ -172,7 +172,6 @@ public final class GatewayNode: Sendable {
                            displayName: String? = nil, logger: Logger) async throws {
         var configuration = GatewayNodeConfiguration(gatewayURL: url, token: token,
                                                      displayName: displayName ?? GatewayNodeConfiguration.defaultDisplayName)
-        configuration.version = HealthBridgeNodeVersion.current
         let node = try GatewayNode(configuration: configuration, service: service, directory: home.directory,
                                    logger: logger)
         try await node.run()
@@ -579,10 +578,6 @@ public final class GatewayNode: Sendable {
             logger.debug("result of \(request.command) (\(request.id)) not delivered: \(error)")
         }
     }
-}
-
-enum HealthBridgeNodeVersion {
-    static let current = "0.1.0"
 }
 
 // MARK: - Connection

@@ -1,4 +1,5 @@
 import Foundation
+import HealthModel
 import HealthService
 import Logging
 import MCP
@@ -13,7 +14,7 @@ import MCP
 public enum HealthMCPServer {
     public static let name = "healthbridge"
     public static let title = "HealthBridge"
-    public static let version = "0.1.0"
+    public static let version = HealthBridgeVersion.current
 
     /// What a client may show its model about the server.
     public static func instructions(timeZone: TimeZone) -> String {

@@ -188,8 +188,8 @@ struct CrashSafetyTests {
         let base = try SQLiteHealthStore.inMemory()
         let cancelling = InterruptingStore(base, mode: mode, interruptAt: batch)
         let task = Task { try await ExportImporter(store: cancelling, options: Self.small(1)).run(url) }
-        let outcome = try #require(await result(of: task, timeout: .seconds(5)), "a cancelled import hangs")
-        print("DIAG", batch, mode, outcome, try await StoreSnapshot.of(base).sampleCount, clean.sampleCount)
+        // A hang detector, not a speed limit: loose enough for a loaded 2-core machine.
+        let outcome = try #require(await result(of: task, timeout: .seconds(60)), "a cancelled import hangs")
         if case .failure(let error) = outcome {
             #expect(error is CancellationError, "\(mode) at batch \(batch): \(error)")
         }

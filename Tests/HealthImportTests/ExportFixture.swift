@@ -320,7 +320,12 @@ enum RealFixtures {
     }()
 
     static func url(_ name: String) -> URL { directory.appendingPathComponent(name) }
-    static func exists(_ name: String) -> Bool { FileManager.default.isReadableFile(atPath: url(name).path) }
+    /// Whether a test of this fixture runs: when the file is there, and always when
+    /// `HEALTHBRIDGE_REQUIRE_FIXTURES=1` (CI), so that a missing fixture fails the test instead of skipping it.
+    static func exists(_ name: String) -> Bool {
+        ProcessInfo.processInfo.environment["HEALTHBRIDGE_REQUIRE_FIXTURES"] == "1"
+            || FileManager.default.isReadableFile(atPath: url(name).path)
+    }
 
     static let iphone2019 = "real-iphone-2019-export.xml"
     static let v14 = "realistic-v14-export.xml"

@@ -136,8 +136,11 @@ let fixturesDirectory: URL = URL(fileURLWithPath: #filePath)
     .appendingPathComponent("../../../shared/fixtures")
     .standardizedFileURL
 
+/// Whether a test of this fixture runs: when the file is there, and always when `HEALTHBRIDGE_REQUIRE_FIXTURES=1`
+/// (CI), so that a missing fixture fails the test instead of skipping it.
 func fixtureExists(_ name: String) -> Bool {
-    FileManager.default.isReadableFile(atPath: fixturesDirectory.appendingPathComponent(name).path)
+    ProcessInfo.processInfo.environment["HEALTHBRIDGE_REQUIRE_FIXTURES"] == "1"
+        || FileManager.default.isReadableFile(atPath: fixturesDirectory.appendingPathComponent(name).path)
 }
 
 /// Streams a fixture through a scanner in chunks of `chunkSize` bytes, as the importer will.
