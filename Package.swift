@@ -77,6 +77,7 @@ let package = Package(
         .target(
             name: "ExportClient",
             dependencies: [
+                "HealthModel",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,4 +1,5 @@
 import Foundation
+import HealthModel
 
 /// The wire protocol of the local-network export API (`/api/v1`), shared by the server and the client.
 ///
@@ -33,7 +34,7 @@ public struct PairingPayload: Codable, Sendable, Equatable {
 
     /// The compact JSON that goes into the QR code (sorted keys, no whitespace).
     public func json() throws -> String {
-        String(decoding: try JSONEncoder.exportWire.encode(self), as: UTF8.self)
+        String(decoding: try JSONEncoder.wire.encode(self), as: UTF8.self)
     }
 }
 
@@ -187,14 +188,5 @@ public struct APIErrorResponse: Codable, Sendable, Equatable {
     public var requestId: String?
     public init(status: String = "error", code: String, message: String, requestId: String?) {
         self.status = status; self.error = Detail(code: code, message: message); self.requestId = requestId
-    }
-}
-
-extension JSONEncoder {
-    /// Sorted keys, no escaped slashes, nils omitted: the export API's JSON.
-    public static var exportWire: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
     }
 }

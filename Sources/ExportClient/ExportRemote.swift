@@ -1,4 +1,5 @@
 import Foundation
+import HealthModel
 
 /// The paired export server, as the `healthbridge` client commands use it: pairing, status, types and data over
 /// pinned TLS, error answers turned into ``ExportClientError``.
@@ -30,7 +31,7 @@ public struct ExportRemote: Sendable {
             throw ExportClientError.invalidArgument("the fingerprint must be 64 hex digits (SHA-256), with or without colons")
         }
         let client = PinnedHTTPSClient(host: host, port: port, fingerprint: pinned, timeout: timeout)
-        let body = try JSONEncoder.exportWire.encode(PairRequest(code: code, clientName: clientName))
+        let body = try JSONEncoder.wire.encode(PairRequest(code: code, clientName: clientName))
         let reply = try await client.send(method: "POST", path: ExportAPI.basePath + "/pair",
                                           headers: [("Content-Type", "application/json")], body: Array(body))
         guard reply.status == 200 else { throw error(from: reply) }
@@ -57,7 +58,7 @@ public struct ExportRemote: Sendable {
     /// One page of samples. `locked` (423) and `no_permission` (403) answers come back as a ``DataResponse`` with that
     /// status and no samples; other errors throw.
     public func data(_ request: DataRequest) async throws -> DataResponse {
-        let body = try JSONEncoder.exportWire.encode(request)
+        let body = try JSONEncoder.wire.encode(request)
         let reply = try await http.send(method: "POST", path: ExportAPI.basePath + "/health/data",
                                         headers: authorization + [("Content-Type", "application/json")], body: Array(body))
         switch reply.status {
@@ -98,7 +99,7 @@ public struct ExportRemote: Sendable {
 
     /// The request `data(_:)` would send, for `--dry-run`: method, URL, headers (the token masked), the pin, the body.
     public static func describeDataRequest(_ request: DataRequest, server: PairedServer?) throws -> String {
-        let body = try JSONEncoder.exportWire.encode(request)
+        let body = try JSONEncoder.wire.encode(request)
         let authority = server.map { "\($0.host):\($0.port)" } ?? "<not paired>"
         var lines = ["POST https://\(authority)\(ExportAPI.basePath)/health/data HTTP/1.1"]
         if let server {

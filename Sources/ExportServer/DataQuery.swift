@@ -109,7 +109,7 @@ enum DataQueryParser {
     }
 }
 
-/// Encodes a data page straight to bytes: the same JSON `JSONEncoder.exportWire` would write for ``DataResponse``
+/// Encodes a data page straight to bytes: the same JSON `JSONEncoder.wire` would write for ``DataResponse``
 /// (sorted keys, no nulls), several times faster for pages of thousands of samples.
 enum DataResponseWriter {
     static func encode(status: DataStatus, samples: [ExportSample], nextCursor: String?) -> [UInt8] {

@@ -172,7 +172,7 @@ public struct ExportServer: Sendable {
                                     detail: .init(clientName: name)))
             logger.info("paired a new client", metadata: ["client": "\(hash)", "requestId": "\(context.requestId)"])
             let answer = PairResponse(token: token, clientId: clientID, deviceName: try deviceName())
-            return Self.json(.ok, try JSONEncoder.exportWire.encode(answer))
+            return Self.json(.ok, try JSONEncoder.wire.encode(answer))
         case .invalid(let burnt):
             failure = burnt ? ("PAIR_CODE_INVALID", "wrong pairing code; too many wrong codes: the active codes are burnt, issue a new one")
                             : ("PAIR_CODE_INVALID", "wrong pairing code")
@@ -200,7 +200,7 @@ public struct ExportServer: Sendable {
         let answer = StatusResponse(serverVersion: Self.serverVersion, deviceName: sharing.deviceName ?? configuration.defaultDeviceName,
                                     sharing: sharing.state, enabledTypes: shared,
                                     lastExport: last.map { ISO8601.string($0) })
-        return Self.json(.ok, try JSONEncoder.exportWire.encode(answer))
+        return Self.json(.ok, try JSONEncoder.wire.encode(answer))
     }
 
     func types(_ context: ExportContext) async throws -> Response {
@@ -212,7 +212,7 @@ public struct ExportServer: Sendable {
             ExportTypeInfo(type: type.type, kind: type.kind, displayName: type.displayName, unit: type.unit,
                            count: type.count, first: type.first, last: type.last)
         }
-        return Self.json(.ok, try JSONEncoder.exportWire.encode(TypesResponse(status: .ok, types: infos)))
+        return Self.json(.ok, try JSONEncoder.wire.encode(TypesResponse(status: .ok, types: infos)))
     }
 
     func data(_ request: TypedSamplesRequest, _ context: ExportContext) async throws -> Response {

@@ -199,7 +199,7 @@ public struct RuntimeInfo: Codable, Sendable, Equatable {
     }
 
     public func save(home: URL) {
-        guard let data = try? JSONEncoder.exportWire.encode(self) else { return }
+        guard let data = try? JSONEncoder.wire.encode(self) else { return }
         try? PairedServerStore.writePrivate(data, to: home.appendingPathComponent(Self.fileName))
     }
 

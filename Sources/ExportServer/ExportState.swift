@@ -288,7 +288,7 @@ public final class ExportState: Sendable {
     public func append(_ events: [AuditEvent], lastSeen: [String: Date] = [:], lastExport: Date? = nil,
                        keepAtMost: Int = 1_000_000) async throws {
         guard !events.isEmpty || !lastSeen.isEmpty || lastExport != nil else { return }
-        let encoder = JSONEncoder.exportWire
+        let encoder = JSONEncoder.wire
         try await pool.write { db in
             let statement = try db.cachedStatement(sql: """
                 INSERT INTO audit (at, event, request_id, client, address, method, route, status, decision, detail)

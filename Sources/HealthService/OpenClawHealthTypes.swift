@@ -194,12 +194,3 @@ public struct OpenClawHealthSleepPayload: Codable, Sendable, Equatable {
     public var timeZone: String
     public var nights: [OpenClawHealthSleepNight]
 }
-
-extension JSONEncoder {
-    /// The encoder every HealthBridge wire format uses: sorted keys, no escaped slashes, nils omitted.
-    public static var wire: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }
-}

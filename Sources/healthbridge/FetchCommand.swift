@@ -66,7 +66,7 @@ struct FetchCommand: AsyncParsableCommand {
         if format == "csv" {
             bytes = Array(FetchCommand.csv(answer.samples).utf8)
         } else {
-            let encoder = JSONEncoder.exportWire
+            let encoder = JSONEncoder.wire
             encoder.outputFormatting.insert(.prettyPrinted)
             bytes = Array(try encoder.encode(answer)) + [0x0A]
         }

@@ -1,6 +1,7 @@
 import Crypto
 import ExportClient
 import Foundation
+import HealthModel
 import HTTPTypes
 import NIOCore
 import NIOEmbedded
@@ -286,7 +287,7 @@ struct ExportStateTests {
                        ExportSample(type: "heartRate", dateISO: "2026-01-01T00:00:00Z", value: 61.25, unit: "bpm"),
                        ExportSample(type: "sleepAnalysis", dateISO: "2026-01-01T00:00:00Z", category: "rem")]
         let fast = DataResponseWriter.encode(status: .ok, samples: samples, nextCursor: "abc")
-        let reference = try JSONEncoder.exportWire.encode(DataResponse(status: .ok, samples: samples, nextCursor: "abc"))
+        let reference = try JSONEncoder.wire.encode(DataResponse(status: .ok, samples: samples, nextCursor: "abc"))
         #expect(try JSONDecoder().decode(DataResponse.self, from: Data(fast)) == DataResponse(status: .ok, samples: samples, nextCursor: "abc"))
         #expect(String(decoding: fast, as: UTF8.self) == String(decoding: reference, as: UTF8.self))
     }
