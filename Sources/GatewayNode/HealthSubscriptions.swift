@@ -68,7 +68,7 @@ public actor HealthSubscriptions {
         if let text = try await store.setting(Self.settingKey), let data = text.data(using: .utf8),
            let persisted = try? JSONDecoder().decode(Persisted.self, from: data) {
             for (name, anchor) in persisted.types {
-                guard let type = try? await service.engine.resolveType(name) else {
+                guard let type = try? await service.sampleType(name, use: "health.subscribe") else {
                     logger.warning("dropping the subscription to unknown type '\(name)'")
                     continue
                 }
@@ -143,11 +143,7 @@ public actor HealthSubscriptions {
     func resolve(_ names: [String]) async throws -> [SampleType] {
         var result: [SampleType] = []
         for name in names {
-            let type = try await service.engine.resolveType(name)
-            guard type.kind == .quantity || type.kind == .category else {
-                throw HealthError(.invalidType, "'\(name)' is a \(type.kind.rawValue) type; subscribe to quantity or category types")
-            }
-            result.append(type)
+            result.append(try await service.sampleType(name, use: "health.subscribe"))
         }
         return result
     }

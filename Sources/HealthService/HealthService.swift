@@ -106,6 +106,18 @@ public struct HealthService: Sendable {
         }
     }
 
+    /// A quantity or category type by any of its names: what samples, latest values and subscriptions take.
+    /// `HEALTH_INVALID_TYPE` for anything else, with close matches.
+    ///
+    /// ```swift
+    /// let heart = try await service.sampleType("HKQuantityTypeIdentifierHeartRate", use: "health.subscribe")
+    /// ```
+    public func sampleType(_ name: String, use: String) async throws -> SampleType {
+        let type = try await resolveType(name)
+        try requireSampleType(type, use: use)
+        return type
+    }
+
     /// Requires a quantity or category type (samples, latest).
     func requireSampleType(_ type: SampleType, use: String) throws(HealthError) {
         guard type.kind == .quantity || type.kind == .category else {

@@ -42,20 +42,26 @@ struct DemoCommand: AsyncParsableCommand {
             return
         }
         print("Generated \(Output.number(Double(report.samples))) samples, \(report.workouts) workouts and \(report.correlations) meals over \(days) days in \(String(format: "%.1f", elapsed)) s (time zone \(zone.identifier)).\n")
-        Output.table(["day", "steps merged", "steps summed", "over-count", "asleep", "resting HR"], rows.map { row in
-            [row.day, Output.number(row.stepsMerged), Output.number(row.stepsSummed),
-             row.stepsMerged.map { $0 > 0 ? "+" + Output.number((row.stepsSummed / $0 - 1) * 100) + "%" : "—" } ?? "—",
-             row.asleepMinutes.map(Output.minutes) ?? "—", Output.number(row.restingHeartRate)]
+        let devices = rows.first?.stepsBySource.map(\.source) ?? []
+        Output.table(["day", "steps merged"] + devices.map { "\($0) (own)" } + ["asleep", "resting HR"], rows.map { row in
+            [row.day, Output.number(row.stepsMerged)] + row.stepsBySource.map { Output.number($0.steps) }
+                + [row.asleepMinutes.map(Output.minutes) ?? "—", Output.number(row.restingHeartRate)]
         })
-        print("\n“steps summed” is what tools that add up iPhone and Apple Watch report; “steps merged” is what the Health app shows.")
+        print("\n“steps merged” is what the Health app shows; tools that add up each device's own steps report the sum of the “own” columns.")
     }
 
     struct DayRow: Encodable {
         var day: String
         var stepsMerged: Double?
-        var stepsSummed: Double
+        /// What each device recorded on its own: adding these up is the over-count other tools make.
+        var stepsBySource: [DeviceSteps]
         var asleepMinutes: Double?
         var restingHeartRate: Double?
+    }
+
+    struct DeviceSteps: Encodable {
+        var source: String
+        var steps: Double?
     }
 
     struct DemoJSON: Encodable {
@@ -64,25 +70,21 @@ struct DemoCommand: AsyncParsableCommand {
         var days: [DayRow]
     }
 
+    /// The last two weeks from the service: merged steps, each device's own total beside them, last night, resting HR.
     static func lastTwoWeeks(_ service: HealthService) async throws -> [DayRow] {
-        let zone = service.homeTimeZone
-        let now = service.clock()
-        let start = try DateExpression.parse("14d", now: now, timeZone: zone)
-        let day = StatisticsInterval(1, .day)
-        let merged = try await service.engine.statistics(StatisticsRequest(
-            type: "stepCount", start: start, end: now, interval: day, timeZone: zone, includeEmpty: true))
-        let summed = try await service.engine.unmergedSums(type: "stepCount", start: start, end: now, interval: day,
-                                                           timeZone: zone)
-        let resting = try await service.engine.statistics(StatisticsRequest(
-            type: "restingHeartRate", start: start, end: now, interval: day, timeZone: zone, options: [.mostRecent],
-            includeEmpty: true))
-        let nights = try await service.engine.sleepNights(from: start, to: now, timeZone: zone)
+        let steps = try await service.summaryPages(SummaryRequest(type: "stepCount", start: "14d", bySource: true))
+        let resting = try await service.summaryPages(SummaryRequest(type: "restingHeartRate", start: "14d",
+                                                                    statistics: ["most_recent"]))
+        let nights = try await service.sleep(SleepRequest(start: "14d")).nights
         let sleepByDay = Dictionary(nights.map { ($0.date, $0.asleepMinutes) }, uniquingKeysWith: { a, _ in a })
-        return merged.buckets.enumerated().map { index, bucket in
-            let date = ISO8601.dateString(bucket.start, timeZone: zone)
-            return DayRow(day: date, stepsMerged: bucket.sum, stepsSummed: index < summed.count ? summed[index] : 0,
-                          asleepMinutes: sleepByDay[date],
-                          restingHeartRate: index < resting.buckets.count ? resting.buckets[index].mostRecent : nil)
+        let restingByDay = Dictionary(resting.buckets.map { ($0.date ?? $0.start, $0.mostRecent) }, uniquingKeysWith: { a, _ in a })
+        return steps.buckets.map { bucket in
+            let day = bucket.date ?? String(bucket.start.prefix(10))
+            let own = (steps.bySource ?? []).map { series in
+                DeviceSteps(source: series.source, steps: series.buckets.first { $0.start == bucket.start }?.sum)
+            }
+            return DayRow(day: day, stepsMerged: bucket.sum, stepsBySource: own, asleepMinutes: sleepByDay[day],
+                          restingHeartRate: restingByDay[day] ?? nil)
         }
     }
 }

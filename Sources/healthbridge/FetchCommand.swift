@@ -35,12 +35,8 @@ struct FetchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let now = Date()
-        let zone = TimeZone.current
-        let startDate = try DateExpression.parse(start, now: now, timeZone: zone)
-        let endDate = try end.map { try DateExpression.parse($0, now: now, timeZone: zone) } ?? now
-        guard endDate > startDate else { throw ValidationError("--end must be after --start") }
-        let request = DataRequest(types: typeList, start: ISO8601.string(startDate), end: ISO8601.string(endDate), limit: limit)
+        // The server resolves the dates, with the rules every HealthBridge interface follows (its home zone).
+        let request = DataRequest(types: typeList, start: start, end: end ?? "now", limit: limit)
         if dryRun {
             let server = try? client.recordStore().load()
             print(try ExportRemote.describeDataRequest(request, server: server ?? nil))
