@@ -22,6 +22,8 @@ public enum MetadataKey {
     public static let timeZone = "HKTimeZone"
     public static let foodType = "HKFoodType"
     public static let externalUUID = "HKExternalUUID"
+    /// The log id a writer gave an entry (a meal, a weigh-in): what delete-by-log-id finds, across types.
+    public static let logIdentifier = "HealthBridgeLogID"
 }
 
 /// A quantity or category sample: HealthKit's `HKQuantitySample` / `HKCategorySample`.

@@ -36,9 +36,15 @@ public protocol HealthStore: Sendable {
     /// Deletes the samples a predicate matches (type, range, sources, metadata key with allowed values).
     @discardableResult
     func delete(matching query: SampleQuery) async throws -> Int
+    /// Saves samples, correlations and workouts and deletes objects, all or nothing: one write of the service
+    /// (a meal's nutrients with their food correlation, a newer version replacing an older one).
+    @discardableResult
+    func commit(_ transaction: StoreTransaction) async throws -> TransactionResult
 
     // MARK: Reading
     func samples(_ query: SampleQuery) async throws -> SamplePage
+    /// One sample by UUID (nil when there is none).
+    func sample(_ uuid: UUID) async throws -> HealthSample?
     func workouts(_ query: WorkoutQuery) async throws -> [HealthWorkout]
     func workout(_ uuid: UUID) async throws -> HealthWorkout?
     func routePoints(_ route: UUID, offset: Int, limit: Int) async throws -> [RoutePoint]
@@ -75,7 +81,40 @@ public protocol HealthStore: Sendable {
     func setSetting(_ key: String, _ value: String?) async throws
 }
 
+/// What ``HealthStore/commit(_:)`` writes, in this order: deletions first, then samples, correlations, workouts.
+public struct StoreTransaction: Sendable {
+    public var deletions: [UUID]
+    public var samples: [HealthSample]
+    public var correlations: [HealthCorrelation]
+    public var workouts: [HealthWorkout]
+
+    public init(deletions: [UUID] = [], samples: [HealthSample] = [], correlations: [HealthCorrelation] = [],
+                workouts: [HealthWorkout] = []) {
+        self.deletions = deletions; self.samples = samples; self.correlations = correlations; self.workouts = workouts
+    }
+}
+
+/// What ``HealthStore/commit(_:)`` did: the saves, the deletions, and the anchor after the commit.
+public struct TransactionResult: Sendable, Hashable {
+    public var saved: SaveResult
+    public var deleted: Int
+    public var anchor: Int64
+    public init(saved: SaveResult, deleted: Int, anchor: Int64) {
+        self.saved = saved; self.deleted = deleted; self.anchor = anchor
+    }
+}
+
 extension HealthStore {
+    /// Does the parts one after the other: a store that cannot write them atomically (SQLite's can) documents it.
+    @discardableResult
+    public func commit(_ transaction: StoreTransaction) async throws -> TransactionResult {
+        let deleted = try await delete(uuids: transaction.deletions)
+        var saved = try await save(transaction.samples)
+        saved = saved + (try await save(correlations: transaction.correlations))
+        saved = saved + (try await save(workouts: transaction.workouts))
+        return TransactionResult(saved: saved, deleted: deleted, anchor: try await currentAnchor())
+    }
+
     @discardableResult
     public func save(_ batch: SampleBatch) async throws -> SaveResult {
         try await save(batch.samples)

@@ -15,44 +15,47 @@ extension SQLiteHealthStore {
     @discardableResult
     public func delete(uuids: [UUID]) async throws -> Int {
         if uuids.isEmpty { return 0 }
-        let (count, types, anchor) = try await write { db -> (Int, Set<String>, Int64) in
-            var seq = try self.currentSequence(db)
-            var count = 0
-            var types = Set<String>()
-            let table = try self.internTable(db, needing: { _ in false })
-            for uuid in uuids {
-                if let row = try Row.fetchOne(db, sql: "SELECT seq, type_id FROM samples WHERE uuid = ?",
-                                              arguments: [uuid.blob]) {
-                    seq += 1
-                    try self.tombstone(sampleSeq: row[0], newSeq: seq, db)
-                    if let name = table.typeNames[row[1]] { types.insert(name) }
-                    count += 1
-                } else if let workoutSeq = try Int64.fetchOne(db, sql: "SELECT seq FROM workouts WHERE uuid = ?",
-                                                              arguments: [uuid.blob]) {
-                    seq += 1
-                    let typeID = try self.internType("workout", db)
-                    try db.execute(sql: """
-                        INSERT INTO tombstones (seq, uuid, type_id, deleted) VALUES (?, ?, ?, ?)
-                        """, arguments: [seq, uuid.blob, typeID, Date().timeIntervalSince1970])
-                    try db.execute(sql: "DELETE FROM workouts WHERE seq = ?", arguments: [workoutSeq])
-                    types.insert("workout")
-                    count += 1
-                } else if let row = try Row.fetchOne(db, sql: "SELECT seq, type_id FROM correlations WHERE uuid = ?",
-                                                     arguments: [uuid.blob]) {
-                    seq += 1
-                    try db.execute(sql: """
-                        INSERT INTO tombstones (seq, uuid, type_id, deleted) VALUES (?, ?, ?, ?)
-                        """, arguments: [seq, uuid.blob, row[1] as Int64, Date().timeIntervalSince1970])
-                    try db.execute(sql: "DELETE FROM correlations WHERE seq = ?", arguments: [row[0] as Int64])
-                    if let name = table.typeNames[row[1]] { types.insert(name) }
-                    count += 1
-                }
-            }
-            try self.setSequence(seq, db)
-            return (count, types, seq)
-        }
+        let (count, types, anchor) = try await write { db in try self.deleteObjects(uuids, db) }
         if count > 0 { notify(types: types, anchor: anchor) }
         return count
+    }
+
+    /// Deletes samples, workouts and correlations by UUID inside a write, leaving tombstones: (count, types, anchor).
+    func deleteObjects(_ uuids: [UUID], _ db: Database) throws -> (Int, Set<String>, Int64) {
+        var seq = try self.currentSequence(db)
+        var count = 0
+        var types = Set<String>()
+        let table = try self.internTable(db, needing: { _ in false })
+        for uuid in uuids {
+            if let row = try Row.fetchOne(db, sql: "SELECT seq, type_id FROM samples WHERE uuid = ?",
+                                          arguments: [uuid.blob]) {
+                seq += 1
+                try self.tombstone(sampleSeq: row[0], newSeq: seq, db)
+                if let name = table.typeNames[row[1]] { types.insert(name) }
+                count += 1
+            } else if let workoutSeq = try Int64.fetchOne(db, sql: "SELECT seq FROM workouts WHERE uuid = ?",
+                                                          arguments: [uuid.blob]) {
+                seq += 1
+                let typeID = try self.internType("workout", db)
+                try db.execute(sql: """
+                    INSERT INTO tombstones (seq, uuid, type_id, deleted) VALUES (?, ?, ?, ?)
+                    """, arguments: [seq, uuid.blob, typeID, Date().timeIntervalSince1970])
+                try db.execute(sql: "DELETE FROM workouts WHERE seq = ?", arguments: [workoutSeq])
+                types.insert("workout")
+                count += 1
+            } else if let row = try Row.fetchOne(db, sql: "SELECT seq, type_id FROM correlations WHERE uuid = ?",
+                                                 arguments: [uuid.blob]) {
+                seq += 1
+                try db.execute(sql: """
+                    INSERT INTO tombstones (seq, uuid, type_id, deleted) VALUES (?, ?, ?, ?)
+                    """, arguments: [seq, uuid.blob, row[1] as Int64, Date().timeIntervalSince1970])
+                try db.execute(sql: "DELETE FROM correlations WHERE seq = ?", arguments: [row[0] as Int64])
+                if let name = table.typeNames[row[1]] { types.insert(name) }
+                count += 1
+            }
+        }
+        try self.setSequence(seq, db)
+        return (count, types, seq)
     }
 
     @discardableResult

@@ -8,6 +8,20 @@ extension SQLiteHealthStore {
         try await read { db in try self.fetchSamples(query, db) }
     }
 
+    public func sample(_ uuid: UUID) async throws -> HealthSample? {
+        try await read { db in
+            guard let row = try Row.fetchOne(db, sql: """
+                SELECT seq, uuid, type_id, source_id, start, "end", value, unit_id, created, tz_offset, tz_name,
+                       source_version, metadata FROM samples WHERE uuid = ?
+                """, arguments: [uuid.blob]) else { return nil }
+            let table = try self.internTable(db) { t in
+                t.sources[row[3]] != nil && t.typeNames[row[2]] != nil && (row[7] as Int64?).map { t.unitNames[$0] != nil } ?? true
+            }
+            guard let type = table.typeNames[row[2]] else { return nil }
+            return self.decodeSample(row, type: type, table)
+        }
+    }
+
     func fetchSamples(_ query: SampleQuery, _ db: Database) throws -> SamplePage {
         guard let typeID = try typeID(query.type, db) else { return SamplePage(samples: [], nextCursor: nil) }
         var (sql, arguments) = try predicateSQL(query, typeID: typeID, db)

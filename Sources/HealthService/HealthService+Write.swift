@@ -1,0 +1,238 @@
+import Foundation
+import HealthEngine
+import HealthModel
+import HealthStore
+
+/// One sample to write: a quantity (`value` + `unit`) or a category (`category` by name).
+///
+/// ```swift
+/// SampleInput(type: "bodyMass", value: 72.4, unit: "kg", start: "2024-05-01T07:30:00Z", logId: "w-1")
+/// ```
+public struct SampleInput: Codable, Sendable, Hashable {
+    public var type: String?
+    public var value: Double?
+    /// Any unit compatible with the type's (`kg`, `lb`, `kcal`, `kJ`, `mL`, `fl_oz_us`…); default the type's own.
+    public var unit: String?
+    /// Category types: the value's name (`asleepDeep`, `stood`…).
+    public var category: String?
+    /// A date expression; default now.
+    public var start: String?
+    /// Default the start.
+    public var end: String?
+    public var metadata: [String: String]?
+    /// The writer's id for the entry: deletes find it; writing it again changes nothing (see `syncVersion`).
+    public var logId: String?
+    /// HealthKit's `HKMetadataKeySyncIdentifier`: a later write with a greater `syncVersion` replaces the object;
+    /// an equal or lower one changes nothing and answers the stored object's UUID.
+    public var syncId: String?
+    public var syncVersion: Int?
+    /// `HKWasUserEntered`: typed in by the person (default true for the owner's CLI, false otherwise).
+    public var userEntered: Bool?
+
+    public init(type: String? = nil, value: Double? = nil, unit: String? = nil, category: String? = nil,
+                start: String? = nil, end: String? = nil, metadata: [String: String]? = nil, logId: String? = nil,
+                syncId: String? = nil, syncVersion: Int? = nil, userEntered: Bool? = nil) {
+        self.type = type; self.value = value; self.unit = unit; self.category = category; self.start = start
+        self.end = end; self.metadata = metadata; self.logId = logId; self.syncId = syncId
+        self.syncVersion = syncVersion; self.userEntered = userEntered
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case type, value, unit, category, start, end, metadata, logId = "log_id", syncId = "sync_id"
+        case syncVersion = "sync_version", userEntered = "user_entered"
+    }
+}
+
+/// What a write did.
+public struct WriteResult: Codable, Sendable, Hashable {
+    /// The objects the request stands for, new or already stored, in the order asked (a meal: its nutrients, then
+    /// the food correlation).
+    public var objects: [WrittenObject]
+    public var inserted: Int
+    public var replaced: Int
+    /// Already stored: a retry, or a sync version not greater than the stored one.
+    public var unchanged: Int
+    /// The change feed's anchor after the write.
+    public var anchor: String
+
+    public struct WrittenObject: Codable, Sendable, Hashable {
+        public var uuid: String
+        public var type: String
+    }
+}
+
+extension HealthService {
+    /// The largest batch of samples one write takes.
+    public static let maxWriteBatch = 1_000
+
+    /// Saves quantity and category samples for this principal, in one transaction, after checking its write
+    /// grants and every value (type, unit, bounds, dates). A retried write changes nothing.
+    ///
+    /// ```swift
+    /// let result = try await service.acting(as: .mcp()).save([SampleInput(type: "dietaryWater", value: 250, unit: "mL")])
+    /// ```
+    public func save(_ inputs: [SampleInput]) async throws -> WriteResult {
+        guard !inputs.isEmpty else { throw HealthError(.invalidArgument, "samples is empty: give at least one sample") }
+        guard inputs.count <= Self.maxWriteBatch else {
+            throw HealthError(.payloadTooLarge, "at most \(Self.maxWriteBatch) samples per write")
+        }
+        var samples: [HealthSample] = []
+        for (index, input) in inputs.enumerated() {
+            do {
+                samples.append(try await prepare(input))
+            } catch let error as HealthError where inputs.count > 1 {
+                throw HealthError(error.code, "samples[\(index)]: \(error.message)")
+            }
+        }
+        return try await commit(samples: samples)
+    }
+
+    /// A sample ready to store: validated, converted to the type's unit, with this principal as its source.
+    func prepare(_ input: SampleInput, defaultMetadata: [String: String] = [:]) async throws -> HealthSample {
+        let type = try await resolveType(input.type)
+        try await authorizeWrite(type.identifier)
+        let now = clock()
+        let start = try DateRange.nonEmpty(input.start).map { text throws(HealthError) in
+            try DateExpression.parse(text, now: now, timeZone: homeTimeZone)
+        } ?? now
+        let end = try DateRange.nonEmpty(input.end).map { text throws(HealthError) in
+            try DateExpression.parse(text, now: now, timeZone: homeTimeZone)
+        } ?? start
+        guard end >= start else {
+            throw HealthError(.invalidRange, "the end (\(iso(end))) is before the start (\(iso(start)))")
+        }
+        guard end <= now.addingTimeInterval(Self.futureTolerance) else {
+            throw HealthError(.invalidRange, "\(iso(end)) is in the future; health data is written when it happened")
+        }
+        guard start >= Self.earliestDate else {
+            throw HealthError(.invalidRange, "\(iso(start)) is before 1900")
+        }
+        let value: SampleValue
+        switch type.kind {
+        case .quantity:
+            guard input.category == nil else {
+                throw HealthError(.invalidArgument, "\(type.identifier) is a quantity type: give value (and unit), not category")
+            }
+            guard let number = input.value else {
+                throw HealthError(.invalidArgument, "value is required for \(type.identifier)\(type.canonicalUnit.map { " (in \($0) unless unit says otherwise)" } ?? "")")
+            }
+            guard number.isFinite else { throw HealthError(.invalidArgument, "value must be a finite number") }
+            let canonical = type.canonicalUnit ?? input.unit ?? "count"
+            let given = try HealthUnit.parse(DateRange.nonEmpty(input.unit).map { $0 == "bpm" ? "count/min" : $0 } ?? canonical)
+            let converted = try given.convert(number, to: HealthUnit.parse(canonical))
+            try Self.checkBounds(converted, type: type, unit: canonical)
+            value = .quantity(converted, unit: canonical)
+        case .category:
+            guard input.value == nil, let name = DateRange.nonEmpty(input.category) else {
+                throw HealthError(.invalidArgument, "\(type.identifier) is a category type: give category, one of \(type.categoryValues.map(\.name).joined(separator: ", "))")
+            }
+            guard let category = type.categoryValue(named: name) else {
+                throw HealthError(.invalidArgument, "'\(name)' is not a value of \(type.identifier); use one of \(type.categoryValues.map(\.name).joined(separator: ", "))")
+            }
+            value = .category(category.rawValue)
+        case .correlation, .workout:
+            throw HealthError(.invalidType, "\(type.identifier) is a \(type.kind.rawValue) type: log food or a workout with their own writes")
+        }
+        var metadata = defaultMetadata.merging(input.metadata ?? [:]) { own, _ in own }
+        guard metadata.count <= 64, metadata.allSatisfy({ $0.key.utf8.count <= 128 && $0.value.utf8.count <= 4_096 }) else {
+            throw HealthError(.invalidArgument, "metadata: at most 64 entries, keys of 128 and values of 4,096 bytes")
+        }
+        metadata[MetadataKey.wasUserEntered] = (input.userEntered ?? (principal.kind == .owner)) ? "1" : "0"
+        if let logId = DateRange.nonEmpty(input.logId) {
+            try Self.checkIdentifier(logId, name: "log id")
+            metadata[MetadataKey.logIdentifier] = logId
+        }
+        var syncId = DateRange.nonEmpty(input.syncId)
+        if syncId == nil, let logId = DateRange.nonEmpty(input.logId) { syncId = "\(logId)#\(type.identifier)" }
+        if let syncId {
+            try Self.checkIdentifier(syncId, name: "sync id")
+            let version = input.syncVersion ?? 1
+            guard version >= 0 else { throw HealthError(.invalidArgument, "sync version must be 0 or more") }
+            metadata[MetadataKey.syncIdentifier] = syncId
+            metadata[MetadataKey.syncVersion] = String(version)
+        } else if input.syncVersion != nil {
+            throw HealthError(.invalidArgument, "a sync version needs a sync id (or a log id)")
+        }
+        // A synced object's UUID names its version: a retry is the same object, a newer version a new one.
+        let uuid = syncId.map { id in
+            HealthSample.naturalUUID(type: type.identifier, sourceKey: principal.source.key, start: start, end: end,
+                                     value: .quantity(Double(input.syncVersion ?? 1), unit: id))
+        }
+        return HealthSample(uuid: uuid, type: type.identifier, start: start, end: end, value: value, source: principal.source,
+                            creationDate: now, metadata: metadata,
+                            utcOffset: homeTimeZone.secondsFromGMT(for: start), timeZone: homeTimeZone.identifier)
+    }
+
+    /// Writes prepared objects in one transaction. Samples with a sync id that is already stored with an equal or
+    /// greater version are not written; their stored UUID is answered.
+    func commit(samples: [HealthSample], correlations: [HealthCorrelation] = [], workouts: [HealthWorkout] = [],
+                deletions: [UUID] = []) async throws -> WriteResult {
+        var objects: [WriteResult.WrittenObject] = []
+        var toSave: [HealthSample] = []
+        var unchanged = 0
+        for sample in samples {
+            if let syncId = sample.metadata[MetadataKey.syncIdentifier],
+               let stored = try await storedVersion(type: sample.type, syncId: syncId),
+               stored.version >= Int(sample.metadata[MetadataKey.syncVersion] ?? "0") ?? 0 {
+                objects.append(.init(uuid: stored.uuid.uuidString, type: sample.type))
+                unchanged += 1
+                continue
+            }
+            toSave.append(sample)
+            objects.append(.init(uuid: sample.uuid.uuidString, type: sample.type))
+        }
+        objects += correlations.map { .init(uuid: $0.uuid.uuidString, type: $0.type) }
+        objects += workouts.map { .init(uuid: $0.uuid.uuidString, type: "workout") }
+        let result = try await store.commit(StoreTransaction(deletions: deletions, samples: toSave,
+                                                             correlations: correlations, workouts: workouts))
+        return WriteResult(objects: objects, inserted: result.saved.inserted - result.saved.replaced,
+                           replaced: result.saved.replaced + min(result.deleted, workouts.count + correlations.count),
+                           unchanged: unchanged + result.saved.ignored, anchor: String(result.anchor))
+    }
+
+    /// The stored object of this principal with a sync id, and its version.
+    func storedVersion(type: String, syncId: String) async throws -> (uuid: UUID, version: Int)? {
+        let page = try await store.samples(SampleQuery(type: type, sources: [principal.source.key],
+                                                       metadataKey: MetadataKey.syncIdentifier, metadataValues: [syncId],
+                                                       limit: 1, ascending: false))
+        guard let sample = page.samples.first else { return nil }
+        return (sample.uuid, Int(sample.metadata[MetadataKey.syncVersion] ?? "0") ?? 0)
+    }
+
+    /// Writes may be dated a little after now: clocks disagree.
+    static let futureTolerance: TimeInterval = 600
+    static let earliestDate = Date(timeIntervalSince1970: -2_208_988_800)   // 1900-01-01
+
+    static func checkIdentifier(_ text: String, name: String) throws(HealthError) {
+        guard text.utf8.count <= 256, !text.contains(where: { $0.isNewline }) else {
+            throw HealthError(.invalidArgument, "a \(name) is at most 256 bytes on one line")
+        }
+    }
+
+    /// Physiological bounds, in the type's canonical unit: a value outside is a typing mistake, never stored.
+    static let bounds: [String: ClosedRange<Double>] = [
+        "bodyMass": 0.5...650, "leanBodyMass": 0.5...400, "bodyFatPercentage": 0.01...0.8, "height": 0.2...2.8,
+        "bodyMassIndex": 5...150, "heartRate": 15...300, "restingHeartRate": 15...250, "bodyTemperature": 25...45,
+        "oxygenSaturation": 0.3...1, "respiratoryRate": 1...120, "bloodGlucose": 0.1...100,
+        "bloodPressureSystolic": 40...300, "bloodPressureDiastolic": 20...200, "stepCount": 0...300_000,
+        "dietaryEnergyConsumed": 0...30_000, "dietaryProtein": 0...3_000, "dietaryCarbohydrates": 0...3_000,
+        "dietaryFatTotal": 0...3_000, "dietaryFiber": 0...1_000, "dietarySugar": 0...3_000, "dietarySodium": 0...100,
+        "dietaryCholesterol": 0...20, "dietaryFatSaturated": 0...1_000, "dietaryWater": 0...20_000,
+        "dietaryCaffeine": 0...10, "activeEnergyBurned": 0...30_000, "basalEnergyBurned": 0...30_000,
+        "distanceWalkingRunning": 0...500_000, "distanceCycling": 0...1_000_000,
+    ]
+
+    static func checkBounds(_ value: Double, type: SampleType, unit: String) throws(HealthError) {
+        if let range = bounds[type.identifier] {
+            guard range.contains(value) else {
+                throw HealthError(.invalidArgument, "\(Self.plain(value)) \(unit) is outside what \(type.identifier) can be (\(Self.plain(range.lowerBound))…\(Self.plain(range.upperBound)) \(unit))")
+            }
+        } else if type.isCumulative, value < 0 {
+            throw HealthError(.invalidArgument, "\(type.identifier) is cumulative: its values are 0 or more")
+        }
+    }
+
+    static func plain(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
+    }
+}
