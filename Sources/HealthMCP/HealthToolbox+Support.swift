@@ -91,6 +91,24 @@ struct ToolArguments: Sendable {
         return Int(number)
     }
 
+    /// A number (an integer, a decimal, or one written as a string).
+    func number(_ key: String) throws(HealthError) -> Double? {
+        guard let value = values[key] else { return nil }
+        switch value {
+        case .int(let n): return Double(n)
+        case .double(let d) where d.isFinite: return d
+        case .string(let s):
+            if let d = Double(s.trimmingCharacters(in: .whitespaces)), d.isFinite { return d }
+        default: break
+        }
+        throw HealthError(.invalidArgument, "\(key) must be a number, got \(Self.describe(value))")
+    }
+
+    func requiredNumber(_ key: String) throws(HealthError) -> Double {
+        guard let number = try number(key) else { throw HealthError(.invalidArgument, "\(tool) needs '\(key)', a number") }
+        return number
+    }
+
     func bool(_ key: String, default defaultValue: Bool) throws(HealthError) -> Bool {
         guard let value = values[key] else { return defaultValue }
         switch value {

@@ -37,6 +37,7 @@ public struct HealthToolbox: Sendable {
     static let definitions: [ToolDefinition] = [
         listTypes, listSources, querySamples, summarize, sleepNights, listWorkouts, getWorkout,
         activitySummaries, latest, healthToday,
+        logFood, logWeight, logWater, logWorkout, deleteEntries, getChanges,
     ]
 
     static let definitionsByName: [String: ToolDefinition] = Dictionary(

@@ -89,7 +89,7 @@ public struct WorkoutActivityType: Sendable, Hashable, Codable, CustomStringConv
         }
         // Short names people and agents use (the agent bridge plan's run, walk, cycle among them).
         let abbreviations = ["hiit": 63, "hkworkoutactivitytypehiit": 63, "run": 37, "walk": 52, "cycle": 13, "bike": 13,
-                             "ride": 13, "swim": 46, "hike": 24, "row": 35, "strength": 50, "weights": 50, "lifting": 50]
+                             "ride": 13, "jog": 37, "jogging": 37, "swim": 46, "hike": 24, "row": 35, "strength": 50, "weights": 50, "lifting": 50]
         for (key, raw) in abbreviations where table[key] == nil {
             table[key] = byRawValue[raw]
         }

@@ -106,8 +106,11 @@ extension HealthService {
         let existing = try await ownedCorrelations(logId: log.logId)
         if let stored = existing.first, (Int(stored.metadata[MetadataKey.syncVersion] ?? "0") ?? 0) >= version {
             // A retry (or an older version): the meal as stored.
-            return WriteResult(objects: stored.members.map { .init(uuid: $0.uuidString, type: "member") }
-                                   + [.init(uuid: stored.uuid.uuidString, type: "food")],
+            var objects: [WriteResult.WrittenObject] = []
+            for member in stored.members {
+                objects.append(.init(uuid: member.uuidString, type: try await store.sample(member)?.type ?? "food member"))
+            }
+            return WriteResult(objects: objects + [.init(uuid: stored.uuid.uuidString, type: "food")],
                                inserted: 0, replaced: 0, unchanged: stored.members.count + 1,
                                anchor: String(try await store.currentAnchor()))
         }

@@ -16,7 +16,8 @@ struct HealthBridgeCommand: AsyncParsableCommand {
         subcommands: [
             DemoCommand.self, ImportCommand.self, TypesCommand.self, SourcesCommand.self, QueryCommand.self,
             SummaryCommand.self, LatestCommand.self, SleepCommand.self, WorkoutsCommand.self, ActivityCommand.self,
-            TodayCommand.self, PriorityCommand.self, GrantsCommand.self,
+            TodayCommand.self, PriorityCommand.self, GrantsCommand.self, LogCommand.self, DeleteCommand.self,
+            ChangesCommand.self,
             MCPCommand.self, ServeCommand.self,
             NodeCommand.self,
             // Local-network export: server side, then the client of a paired server.

@@ -11,16 +11,21 @@ typealias JSON = MCP.Value
 
 @Suite("MCP tools")
 struct ToolTests {
-    @Test func listsTenReadOnlyToolsWithSchemas() async throws {
+    static let readTools: Set<String> = ["list_types", "list_sources", "query_samples", "summarize", "sleep_nights",
+                                         "list_workouts", "get_workout", "activity_summaries", "latest", "health_today",
+                                         "get_changes"]
+    static let writeTools: Set<String> = ["log_food", "log_weight", "log_water", "log_workout", "delete_entries"]
+
+    @Test func listsReadAndWriteToolsWithSchemasAndHonestAnnotations() async throws {
         let harness = try await Harness.make()
         defer { Task { await harness.close() } }
         let listed = try await harness.client.listTools()
         #expect(listed.tools == HealthToolbox(service: try await Fixture.service()).tools)
-        #expect(Set(harness.tools.keys) == ["list_types", "list_sources", "query_samples", "summarize", "sleep_nights",
-                                            "list_workouts", "get_workout", "activity_summaries", "latest", "health_today"])
+        #expect(Set(harness.tools.keys) == Self.readTools.union(Self.writeTools))
         for tool in harness.tools.values {
-            #expect(tool.annotations.readOnlyHint == true, "\(tool.name)")
-            #expect(tool.annotations.destructiveHint == false, "\(tool.name)")
+            #expect(tool.annotations.readOnlyHint == Self.readTools.contains(tool.name), "\(tool.name)")
+            #expect(tool.annotations.destructiveHint == (tool.name == "delete_entries"), "\(tool.name)")
+            #expect(tool.annotations.idempotentHint == true, "\(tool.name)")
             #expect(tool.inputSchema["type"]?.stringValue == "object", "\(tool.name)")
             #expect(tool.outputSchema?["type"]?.stringValue == "object", "\(tool.name)")
             #expect((tool.description ?? "").count > 80, "\(tool.name) needs a description an agent can choose by")

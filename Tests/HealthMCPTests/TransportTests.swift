@@ -73,7 +73,7 @@ struct StdioTransportTests {
         }
         #expect(lines.first?["id"] as? Int == 1)
         let tools = ((lines.last?["result"] as? [String: Any])?["tools"] as? [Any])?.count
-        #expect(tools == 10)
+        #expect(tools == HealthToolbox.toolNames.count)
         close(clientOut)
         await server.waitUntilCompleted()
         close(serverIn); close(clientIn); close(serverOut)
@@ -142,7 +142,7 @@ struct HTTPTests {
         #expect(initialized.status == 202)
 
         let list = try await Self.request(port, body: ["jsonrpc": "2.0", "id": 2, "method": "tools/list"], session: session)
-        #expect(((list.json?["result"] as? [String: Any])?["tools"] as? [Any])?.count == 10)
+        #expect(((list.json?["result"] as? [String: Any])?["tools"] as? [Any])?.count == HealthToolbox.toolNames.count)
 
         let call = try await Self.request(port, body: [
             "jsonrpc": "2.0", "id": 3, "method": "tools/call",

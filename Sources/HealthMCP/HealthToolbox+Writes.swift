@@ -1,0 +1,161 @@
+import Foundation
+import HealthModel
+import HealthService
+import MCP
+
+// log_food, log_weight, log_water, log_workout, delete_entries, get_changes: writes with consent and the change feed.
+
+extension HealthToolbox {
+    /// Writes: not read-only; idempotent when a log id or sync id is given (the description says so).
+    static let write = ToolDefinition.Effect(readOnly: false, destructive: false, idempotent: true)
+
+    static let writeResultSchema = Schema.object([
+        "objects": Schema.array(Schema.object(["uuid": Schema.string(), "type": Schema.string()], required: ["uuid", "type"]),
+                                "The objects the call stands for, new or already stored."),
+        "inserted": Schema.integer(), "replaced": Schema.integer(),
+        "unchanged": Schema.integer("Already stored: a retry, or a sync version not greater than the stored one."),
+        "anchor": Schema.string("The change feed's anchor after the write (get_changes)."),
+    ], required: ["objects", "inserted", "replaced", "unchanged", "anchor"])
+
+    static let writeArguments: [String: JSON] = [
+        "at": Schema.string("When: \(Schema.dateHelp). Default: now."),
+        "log_id": Schema.string("Your id for the entry: calling again with it changes nothing; delete_entries with it removes the entry."),
+        "sync_id": Schema.string("A HealthKit sync identifier: a greater sync_version replaces the stored object."),
+        "sync_version": Schema.integer("The version of this write (default 1).", minimum: 0),
+    ]
+
+    static let notAuthorizedHint = " The user must allow it first (the error says the command to run)."
+
+    static func writeText(_ result: WriteResult, what: String) -> String {
+        "\(what): \(result.inserted) written, \(result.replaced) replaced, \(result.unchanged) already stored. UUIDs: \(result.objects.map(\.uuid).joined(separator: ", ")). Anchor \(result.anchor)."
+    }
+
+    static let logFood = ToolDefinition(
+        name: "log_food", title: "Log a meal",
+        description: """
+            Logs a meal into the user's health data: one sample per nutrient (dietary energy, protein, carbohydrates, \
+            fat, and fiber, sugar, sodium, cholesterol, saturated fat when given) and a food correlation linking them. \
+            Give log_id (your id for the meal): calling again with the same log_id changes nothing; a greater \
+            sync_version replaces the meal.\(notAuthorizedHint)
+            """,
+        arguments: [
+            "log_id": Schema.string("Your id for the meal."), "at": writeArguments["at"] ?? .null,
+            "name": Schema.string("What was eaten."), "meal": Schema.string("breakfast, lunch, dinner or snack."),
+            "calories": Schema.number("kcal."), "protein": Schema.number("g."), "carbs": Schema.number("g."),
+            "fat": Schema.number("g."), "fiber": Schema.number("g."), "sugar": Schema.number("g."),
+            "sodium": Schema.number("mg."), "cholesterol": Schema.number("mg."), "saturated_fat": Schema.number("g."),
+            "sync_version": writeArguments["sync_version"] ?? .null,
+        ],
+        required: ["log_id", "name", "calories", "protein", "carbs", "fat"], effect: write, output: writeResultSchema
+    ) { toolbox, arguments in
+        let log = FoodLog(
+            logId: try arguments.requiredString("log_id", hint: "your id for the meal"), loggedAt: try arguments.string("at"),
+            name: try arguments.requiredString("name", hint: "what was eaten"), meal: try arguments.string("meal"),
+            calories: try arguments.requiredNumber("calories"), protein: try arguments.requiredNumber("protein"),
+            carbs: try arguments.requiredNumber("carbs"), fat: try arguments.requiredNumber("fat"),
+            fiber: try arguments.number("fiber"), sugar: try arguments.number("sugar"), sodium: try arguments.number("sodium"),
+            cholesterol: try arguments.number("cholesterol"), saturatedFat: try arguments.number("saturated_fat"),
+            syncVersion: arguments.has("sync_version") ? try arguments.int("sync_version", default: 1, range: 0...Int(Int32.max)) : nil)
+        let result = try await toolbox.service.logFood(log)
+        return ToolReply(structured: try structured(result), text: writeText(result, what: "Meal \(log.logId)"))
+    }
+
+    static func simpleLog(name: String, title: String, type: String, unitHelp: String, defaultUnit: String,
+                          log: @escaping @Sendable (HealthService, Double, String?, String?, String?, String?, Int?) async throws -> WriteResult)
+        -> ToolDefinition {
+        ToolDefinition(
+            name: name, title: title,
+            description: "Logs \(title.lowercased()) (\(type)) into the user's health data. Give log_id or sync_id so that a retry changes nothing.\(notAuthorizedHint)",
+            arguments: writeArguments.merging(["value": Schema.number("How much."), "unit": Schema.string(unitHelp)]) { a, _ in a },
+            required: ["value"], effect: write, output: writeResultSchema
+        ) { toolbox, arguments in
+            let result = try await log(toolbox.service, try arguments.requiredNumber("value"), try arguments.string("unit") ?? defaultUnit,
+                                       try arguments.string("at"), try arguments.string("log_id"), try arguments.string("sync_id"),
+                                       arguments.has("sync_version") ? try arguments.int("sync_version", default: 1, range: 0...Int(Int32.max)) : nil)
+            return ToolReply(structured: try structured(result), text: writeText(result, what: title))
+        }
+    }
+
+    static let logWeight = simpleLog(name: "log_weight", title: "A weight", type: "bodyMass",
+                                     unitHelp: "kg (default) or lb.", defaultUnit: "kg") { service, value, unit, at, logId, syncId, version in
+        try await service.logWeight(value, unit: unit, at: at, logId: logId, syncId: syncId, syncVersion: version)
+    }
+
+    static let logWater = simpleLog(name: "log_water", title: "Water", type: "dietaryWater",
+                                    unitHelp: "mL (default), L or fl_oz_us.", defaultUnit: "mL") { service, value, unit, at, logId, syncId, version in
+        try await service.logWater(value, unit: unit, at: at, logId: logId, syncId: syncId, syncVersion: version)
+    }
+
+    static let logWorkout = ToolDefinition(
+        name: "log_workout", title: "Log a workout",
+        description: """
+            Logs a workout: activity (a HealthKit name such as running, cycling, yoga, traditionalStrengthTraining, or \
+            run, walk, cycle, swim, hike, strength), start, end, active energy and distance. An unknown activity is an \
+            error listing close names.\(notAuthorizedHint)
+            """,
+        arguments: [
+            "activity": Schema.string("The activity."), "start": Schema.string("Start: \(Schema.dateHelp)."),
+            "end": Schema.string("End, in the same forms."), "energy": Schema.number("Active energy, kcal."),
+            "distance": Schema.string("Distance with its unit: 5km, 3.1mi, 800m."),
+            "log_id": writeArguments["log_id"] ?? .null, "sync_version": writeArguments["sync_version"] ?? .null,
+        ],
+        required: ["activity", "start", "end"], effect: write, output: writeResultSchema
+    ) { toolbox, arguments in
+        let result = try await toolbox.service.logWorkout(WorkoutLog(
+            activity: try arguments.requiredString("activity", hint: "e.g. running"),
+            start: try arguments.requiredString("start", hint: "when it started"),
+            end: try arguments.requiredString("end", hint: "when it ended"), energy: try arguments.number("energy"),
+            distance: try arguments.string("distance"), logId: try arguments.string("log_id"),
+            syncVersion: arguments.has("sync_version") ? try arguments.int("sync_version", default: 1, range: 0...Int(Int32.max)) : nil))
+        return ToolReply(structured: try structured(result), text: writeText(result, what: "Workout"))
+    }
+
+    static let deleteEntries = ToolDefinition(
+        name: "delete_entries", title: "Delete entries",
+        description: """
+            Deletes what this client wrote: every object of an entry by its log_id (a meal: its nutrients and its \
+            correlation), one object by uuid, or the object with a sync_id. Give exactly one. Deleting what is \
+            already gone deletes nothing.
+            """,
+        arguments: ["log_id": Schema.string(), "uuid": Schema.string(), "sync_id": Schema.string()],
+        effect: .init(readOnly: false, destructive: true, idempotent: true),
+        output: Schema.object(["deleted": Schema.integer(), "uuids": Schema.array(Schema.string()), "anchor": Schema.string()],
+                              required: ["deleted", "uuids", "anchor"])
+    ) { toolbox, arguments in
+        let result = try await toolbox.service.delete(DeleteRequest(
+            uuid: try arguments.string("uuid"), logId: try arguments.string("log_id"), syncId: try arguments.string("sync_id")))
+        return ToolReply(structured: try structured(result), text: "\(result.deleted) deleted. Anchor \(result.anchor).")
+    }
+
+    static let getChanges = ToolDefinition(
+        name: "get_changes", title: "Changes since an anchor",
+        description: """
+            What was added and deleted since an anchor (HealthKit's anchored object query), in order, with the anchor \
+            to pass next time. Leave anchor out for everything so far. wait (seconds, up to 60) waits for the next \
+            change when there is none yet.
+            """,
+        arguments: [
+            "types": Schema.array(Schema.string(), "Types to follow (default every type)."),
+            "anchor": Schema.string("The anchor of the previous answer."),
+            "wait": Schema.number("Seconds to wait for a change (0–60)."),
+            "limit": Schema.integer("Changes per answer.", minimum: 1, maximum: 5_000, default: 500),
+            "time_zone": Schema.timeZone,
+        ],
+        output: Schema.object([
+            "added": Schema.array(Schema.object(["type": Schema.string(), "sample": sampleSchema,
+                                                 "workout": Schema.object(workoutSummarySchema)], required: ["type"])),
+            "deleted": Schema.array(Schema.object(["uuid": Schema.string(), "type": Schema.string(),
+                                                   "sync_id": Schema.string(), "deleted_at": Schema.isoString],
+                                                  required: ["uuid", "type", "deleted_at"])),
+            "anchor": Schema.string(), "has_more": Schema.boolean(),
+        ], required: ["added", "deleted", "anchor", "has_more"])
+    ) { toolbox, arguments in
+        let result = try await toolbox.service.changes(ChangesRequest(
+            types: try arguments.strings("types"), anchor: try arguments.string("anchor"),
+            wait: try arguments.number("wait"),
+            limit: arguments.has("limit") ? try arguments.int("limit", default: 500, range: 1...5_000) : nil,
+            timeZone: try arguments.string("time_zone")))
+        let text = "\(result.added.count) added, \(result.deleted.count) deleted; next anchor \(result.anchor)\(result.hasMore ? " (more: ask again from it)" : "")."
+        return ToolReply(structured: try structured(result), text: text)
+    }
+}
