@@ -21,10 +21,12 @@ import jsonschema
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-EXPECTED_TOOLS = {
+READ_TOOLS = {
     "list_types", "list_sources", "query_samples", "summarize", "sleep_nights", "list_workouts", "get_workout",
-    "activity_summaries", "latest", "health_today",
+    "activity_summaries", "latest", "health_today", "get_changes",
 }
+WRITE_TOOLS = {"log_food", "log_weight", "log_water", "log_workout", "delete_entries"}
+EXPECTED_TOOLS = READ_TOOLS | WRITE_TOOLS
 
 passed = 0
 failed = 0
@@ -101,12 +103,12 @@ async def run(binary, home, limit):
 
             listed = await session.list_tools()
             names = {tool.name for tool in listed.tools}
-            check("tools/list has the ten tools", names == EXPECTED_TOOLS, names ^ EXPECTED_TOOLS)
+            check("tools/list has the read and write tools", names == EXPECTED_TOOLS, names ^ EXPECTED_TOOLS)
             schemas = {tool.name: field(tool, "outputSchema") for tool in listed.tools}
             for tool in listed.tools:
-                check(f"{tool.name}: outputSchema, input schema, read-only",
+                check(f"{tool.name}: outputSchema, input schema, honest read-only hint",
                       schemas[tool.name] and field(tool, "inputSchema").get("type") == "object"
-                      and field(field(tool, "annotations"), "readOnlyHint") is True)
+                      and field(field(tool, "annotations"), "readOnlyHint") is (tool.name in READ_TOOLS))
                 jsonschema.Draft202012Validator.check_schema(schemas[tool.name])
             c = Checker(session, schemas)
 
@@ -175,6 +177,12 @@ async def run(binary, home, limit):
             await c.error("summarize", {"type": "stepCount", "statistics": ["average"]}, "HEALTH_NO_SUMMARY",
                           "average of a cumulative type")
             await c.error("query_samples", {"cursor": "garbage"}, "HEALTH_INVALID_ARGUMENT", "bad cursor")
+            # Writes need the owner's consent: refused by default, with the command that would allow them.
+            message = await c.error("log_water", {"value": 250, "log_id": "interop-1"}, "HEALTH_NOT_AUTHORIZED",
+                                    "a write without a grant is refused")
+            check("the refusal names the grants command", "healthbridge grants" in (message or ""), message)
+            changes = await c.ok("get_changes", {"types": ["dietaryWater"], "limit": 5})
+            check("get_changes answers an anchor", bool(changes) and changes["anchor"].isdigit())
             await c.ok("list_types", label="server alive after errors")
 
             # 200 sequential calls, timed up to three times: the best counts, so that a moment of load on a shared
