@@ -11,6 +11,10 @@ public struct AuditEvent: Sendable, Codable, Equatable {
         case pairFailure = "pair.failure"
         case apiRequest = "api.request"
         case dataRead = "data.read"
+        /// A paired client wrote (type names and how many objects, never a value).
+        case dataWrite = "data.write"
+        /// A paired client deleted (how many objects).
+        case dataDelete = "data.delete"
     }
 
     public enum Decision: String, Sendable, Codable {

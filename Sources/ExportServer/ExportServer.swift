@@ -117,6 +117,13 @@ public struct ExportServer: Sendable {
         ("GET", "/api/v1/health/activity"),
         ("GET", "/api/v1/health/sources"),
         ("GET", "/api/v1/health/today"),
+        ("GET", "/api/v1/health/changes"),
+        ("POST", "/api/v1/health/samples"),
+        ("POST", "/api/v1/log/food"),
+        ("POST", "/api/v1/log/weight"),
+        ("POST", "/api/v1/log/water"),
+        ("POST", "/api/v1/log/workout"),
+        ("DELETE", "/api/v1/log/{logId}"),
         ("GET", "/api/v1/openapi.json"),
     ]
 
@@ -135,6 +142,7 @@ public struct ExportServer: Sendable {
             return try await self.data(try DataQueryParser.fromBody(body), context)
         }
         addUseCases(to: api)
+        addWrites(to: api)
         api.get("openapi.json") { _, _ in
             Self.json(.ok, OpenAPIDocument.bytes)
         }

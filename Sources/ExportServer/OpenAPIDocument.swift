@@ -165,6 +165,29 @@ public enum OpenAPIDocument {
             "/api/v1/health/today": useCase(
                 "today", "Today so far: steps and active energy merged by priority, resting heart rate, last night, workouts.",
                 [], "TodayResult"),
+            "/api/v1/health/changes": useCase(
+                "changes", "Objects added and deleted since an anchor (HealthKit's anchored object query); wait long-polls.",
+                [query("types", "Types to follow, comma-separated (default every type)."),
+                 query("anchor", "The anchor of the previous answer (default: from the beginning)."),
+                 query("wait", "Seconds to wait for a change when there is none yet, 0–60.", ["type": "number"]),
+                 query("limit", "Changes per answer.", ["type": "integer", "minimum": 1, "maximum": 5000]), zoneParameter],
+                "ChangesResult"),
+            "/api/v1/health/samples": writeCase("saveSamples", "Write quantity and category samples (a write grant per type).",
+                                                "SamplesRequest"),
+            "/api/v1/log/food": writeCase("logFood", "Log a meal: a sample per nutrient and a food correlation.", "FoodLog"),
+            "/api/v1/log/weight": writeCase("logWeight", "Log a weight (bodyMass), default kg.", "QuantityLog"),
+            "/api/v1/log/water": writeCase("logWater", "Log water (dietaryWater), default mL.", "QuantityLog"),
+            "/api/v1/log/workout": writeCase("logWorkout", "Log a workout.", "WorkoutLog"),
+            "/api/v1/log/{logId}": [
+                "delete": ["operationId": "deleteLog", "summary": "Delete every object this client wrote with a log id.",
+                           "security": [["bearerAuth": []]],
+                           "parameters": [["name": "logId", "in": "path", "required": true, "schema": ["type": "string"]]],
+                           "responses": merged(commonErrors, [
+                               "200": response("Deleted (0 when nothing had that log id).", "DeleteResult"),
+                               "403": response("Not this client's to delete, or no write grant.", "Error"),
+                               "423": response("Sharing is paused: status locked.", "Error"),
+                           ])],
+            ],
             "/api/v1/openapi.json": [
                 "get": [
                     "operationId": "openapi", "summary": "This document.",
@@ -276,6 +299,16 @@ public enum OpenAPIDocument {
                         "parameters": .array(parameters), "responses": .object(responses)]]
     }
 
+    /// A write: a JSON body, the write's result, 403 without a write grant for a type.
+    static func writeCase(_ id: String, _ summary: String, _ body: String) -> JSONValue {
+        var responses = commonErrors
+        responses["200"] = response("Written (or already stored: a retry changes nothing).", "WriteResult")
+        responses["403"] = response("No write grant for a type (HEALTH_NOT_AUTHORIZED).", "Error")
+        responses["423"] = response("Sharing is paused: status locked.", "Error")
+        return ["post": ["operationId": .string(id), "summary": .string(summary), "security": [["bearerAuth": []]],
+                         "requestBody": ["required": true, "content": content(body)], "responses": .object(responses)]]
+    }
+
     /// The result documents of the use cases: the same JSON MCP's structured content and `healthbridge … --json`
     /// give.
     static var resultSchemas: [String: JSONValue] {
@@ -306,7 +339,34 @@ public enum OpenAPIDocument {
             "distance_km": number, "energy_kcal": number, "source": string, "route_point_count": integer,
         ]
         let workoutRequired = ["uuid", "activity_type", "start", "end", "duration_minutes", "source", "route_point_count"]
+        let identifiers: [String: JSONValue] = ["log_id": string, "sync_id": string, "sync_version": integer]
         return [
+            "SampleInput": object(["type"], [
+                "type": string, "value": number, "unit": string, "category": string, "start": string, "end": string,
+                "metadata": ["type": "object", "additionalProperties": string], "user_entered": boolean,
+            ].merging(identifiers) { a, _ in a }),
+            "SamplesRequest": object(["samples"], ["samples": array(ref("SampleInput"))]),
+            "FoodLog": object(["log_id", "name", "calories", "protein", "carbs", "fat"], [
+                "log_id": string, "logged_at": string, "name": string, "meal": string, "calories": number, "protein": number,
+                "carbs": number, "fat": number, "fiber": number, "sugar": number, "sodium": number, "cholesterol": number,
+                "saturated_fat": number, "sync_version": integer,
+            ]),
+            "QuantityLog": object(["value"], ["value": number, "unit": string, "at": string].merging(identifiers) { a, _ in a }),
+            "WorkoutLog": object(["activity", "start", "end"], [
+                "activity": string, "start": string, "end": string, "energy": number, "distance": string,
+                "log_id": string, "sync_version": integer,
+            ]),
+            "WriteResult": object(["objects", "inserted", "replaced", "unchanged", "anchor"], [
+                "objects": array(object(["uuid", "type"], ["uuid": string, "type": string])), "inserted": integer,
+                "replaced": integer, "unchanged": integer, "anchor": string,
+            ]),
+            "DeleteResult": object(["deleted", "uuids", "anchor"], ["deleted": integer, "uuids": array(string), "anchor": string]),
+            "ChangesResult": object(["added", "deleted", "anchor", "has_more"], [
+                "added": array(object(["type"], ["type": string, "sample": ["type": "object"], "workout": ["type": "object"]])),
+                "deleted": array(object(["uuid", "type", "deleted_at"], ["uuid": string, "type": string, "sync_id": string,
+                                                                        "deleted_at": instant])),
+                "anchor": string, "has_more": boolean,
+            ]),
             "SummaryResult": object(
                 ["type", "unit", "interval", "time_zone", "start", "end", "statistics", "merged", "source_priority",
                  "merge_note", "buckets", "has_more"],

@@ -15,6 +15,8 @@ public struct GatewayNodeConfiguration: Sendable {
     /// The gateway's password, when it uses password auth instead.
     public var password: String?
     public var displayName: String?
+    /// Declares and answers `health.write` and `health.delete` (the owner's choice; the gateway must allow them too).
+    public var allowWrites = false
     /// `client.id`, a closed enum on the gateway: `node-host` (a headless node) or `openclaw-linux`.
     public var clientId = "node-host"
     public var clientMode = "node"
@@ -162,6 +164,7 @@ public final class GatewayNode: Sendable {
         self.invokes = NodeInvokeHandler(service: service, subscriptions: subscriptions,
                                          maxConcurrent: configuration.maxConcurrentInvokes,
                                          defaultTimeout: configuration.defaultInvokeTimeout,
+                                         writesEnabled: configuration.allowWrites,
                                          beforeCommand: configuration.beforeCommand)
         if configuration.signature == .v2Only { runState.withLock { $0.signature = .v2 } }
     }
@@ -169,9 +172,10 @@ public final class GatewayNode: Sendable {
     /// Runs the node in the data directory `home`: what `healthbridge node` and `healthbridge serve` (with a gateway
     /// configured) call. Returns when the calling task is cancelled.
     public static func run(gateway url: String, token: String?, home: HealthBridgeHome, service: HealthService,
-                           displayName: String? = nil, logger: Logger) async throws {
+                           displayName: String? = nil, allowWrites: Bool = false, logger: Logger) async throws {
         var configuration = GatewayNodeConfiguration(gatewayURL: url, token: token,
                                                      displayName: displayName ?? GatewayNodeConfiguration.defaultDisplayName)
+        configuration.allowWrites = allowWrites
         let node = try GatewayNode(configuration: configuration, service: service, directory: home.directory,
                                    logger: logger)
         try await node.run()
@@ -540,7 +544,7 @@ public final class GatewayNode: Sendable {
                                            token: auth?.signatureToken, nonce: challenge.nonce)
         }
         let params = ConnectParams(
-            client: client, caps: ["health"], commands: NodeInvokeHandler.commands, permissions: ["health": true],
+            client: client, caps: ["health"], commands: invokes.declaredCommands, permissions: ["health": true],
             role: role, scopes: scopes,
             device: try identity.proof(payload: payload, signedAt: challenge.ts, nonce: challenge.nonce),
             auth: auth, locale: configuration.locale ?? Self.systemLocale,

@@ -15,8 +15,16 @@ import Synchronization
 /// `{ok, payloadJSON}` or `{ok:false, error:{code, message}}` with the message prefixed by the code. A command that
 /// outlives its timeout is answered `UNAVAILABLE: … timed out` at once; its work is cancelled.
 public final class NodeInvokeHandler: Sendable {
-    /// The commands this node declares in `connect`.
-    public static let commands: [String] = OpenClawHealthCommand.allCases.map(\.rawValue)
+    /// The read commands every node declares in `connect`.
+    public static let commands: [String] = OpenClawHealthCommand.allCases.filter { !OpenClawHealthCommand.writes.contains($0) }
+        .map(\.rawValue)
+    /// Every command, `health.write` and `health.delete` included: what a node with writes enabled declares.
+    public static let commandsWithWrites: [String] = OpenClawHealthCommand.allCases.map(\.rawValue)
+
+    /// The commands this handler answers.
+    public var declaredCommands: [String] { writesEnabled ? Self.commandsWithWrites : Self.commands }
+    /// Whether the owner enabled `health.write` and `health.delete` (`--allow-writes`).
+    public let writesEnabled: Bool
 
     public let service: HealthService
     public let subscriptions: HealthSubscriptions
@@ -27,8 +35,9 @@ public final class NodeInvokeHandler: Sendable {
     let beforeCommand: (@Sendable (String) async -> Void)?
 
     public init(service: HealthService, subscriptions: HealthSubscriptions, maxConcurrent: Int = 4,
-                defaultTimeout: Duration = .seconds(30),
+                defaultTimeout: Duration = .seconds(30), writesEnabled: Bool = false,
                 beforeCommand: (@Sendable (String) async -> Void)? = nil) {
+        self.writesEnabled = writesEnabled
         self.service = service.acting(as: .gateway())
         self.subscriptions = subscriptions
         self.maxConcurrent = max(1, maxConcurrent)
@@ -39,7 +48,7 @@ public final class NodeInvokeHandler: Sendable {
 
     /// Runs one invoke to its result, within its timeout.
     public func invoke(_ request: NodeInvokeRequest) async -> NodeInvokeResultParams {
-        guard Self.commands.contains(request.command) else {
+        guard declaredCommands.contains(request.command) else {
             return .failure(request, .invalidRequest("unknown command"))
         }
         let timeout = request.timeoutMs.flatMap { $0 > 0 ? Duration.milliseconds($0) : nil } ?? defaultTimeout
@@ -127,6 +136,24 @@ public final class NodeInvokeHandler: Sendable {
                 try await subscriptions.unsubscribe(params.types)
             }
             return nil
+        case .write where writesEnabled:
+            var object = try Self.paramsObject(paramsJSON, command: command)
+            if object["samples"] == nil { object = ["samples": .array([.object(object)])] }
+            try Self.checkKeys(object, allowed: ["samples"], command: command)
+            let params = try Self.decode(OpenClawHealthWriteParams.self, object, command: command)
+            let result = try await service.save(params.samples.map {
+                SampleInput(type: $0.type, value: $0.value, unit: $0.unit, category: $0.category, start: $0.startISO,
+                            end: $0.endISO, logId: $0.logId, syncId: $0.syncId, syncVersion: $0.syncVersion)
+            })
+            return try Self.encode(result)
+        case .delete where writesEnabled:
+            let object = try Self.paramsObject(paramsJSON, command: command)
+            try Self.checkKeys(object, allowed: ["logId", "uuid", "syncId"], command: command)
+            let params = try Self.decode(OpenClawHealthDeleteParams.self, object, command: command)
+            return try Self.encode(try await service.delete(DeleteRequest(uuid: params.uuid, logId: params.logId,
+                                                                          syncId: params.syncId)))
+        case .write, .delete:
+            throw NodeInvokeError.invalidRequest("unknown command")
         case .sleep:
             let object = try Self.paramsObject(paramsJSON, command: command)
             try Self.checkKeys(object, allowed: ["startISO", "endISO"], command: command)

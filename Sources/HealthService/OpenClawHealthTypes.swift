@@ -11,6 +11,38 @@ public enum OpenClawHealthCommand: String, Codable, Sendable, CaseIterable {
     case unsubscribe = "health.unsubscribe"
     /// Extension: sleep nights by wake-up day.
     case sleep = "health.sleep"
+    /// Extension, declared only when the owner enables writes: save samples.
+    case write = "health.write"
+    /// Extension, declared only when the owner enables writes: delete by log id, UUID or sync id.
+    case delete = "health.delete"
+
+    /// The commands that change the store: gateways must allow them explicitly (they are dangerous).
+    public static let writes: [OpenClawHealthCommand] = [.write, .delete]
+}
+
+/// `health.write` parameters (extension): one sample, or several in `samples`.
+public struct OpenClawHealthWriteParams: Codable, Sendable, Equatable {
+    public var samples: [OpenClawHealthWriteSample]
+}
+
+/// One sample to write, in the wire's names.
+public struct OpenClawHealthWriteSample: Codable, Sendable, Equatable {
+    public var type: String
+    public var value: Double?
+    public var unit: String?
+    public var category: String?
+    public var startISO: String?
+    public var endISO: String?
+    public var logId: String?
+    public var syncId: String?
+    public var syncVersion: Int?
+}
+
+/// `health.delete` parameters (extension): exactly one of them.
+public struct OpenClawHealthDeleteParams: Codable, Sendable, Equatable {
+    public var logId: String?
+    public var uuid: String?
+    public var syncId: String?
 }
 
 /// `health.query` parameters. Defaults: today 00:00 → now in the home time zone, limit 100 (1…500), newest first.

@@ -39,6 +39,9 @@ struct NodeCommand: AsyncParsableCommand {
     @Option(name: .customLong("display-name"), help: "The name the gateway shows for this node (default: HealthBridge (hostname)).")
     var displayName: String?
 
+    @Flag(help: "Declare health.write and health.delete (the gateway must allow them too; writes also need `healthbridge grants gateway --allow-write …`).")
+    var allowWrites = false
+
     func validate() throws {
         guard let components = URLComponents(string: gateway), let scheme = components.scheme?.lowercased(),
               scheme == "ws" || scheme == "wss", let host = components.host, !host.isEmpty else {
@@ -54,9 +57,10 @@ struct NodeCommand: AsyncParsableCommand {
             .flatMap { $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : $0 }
         let gateway = gateway
         let displayName = displayName
+        let allowWrites = allowWrites
         let task = Task {
             try await GatewayNode.run(gateway: gateway, token: token, home: home, service: service,
-                                      displayName: displayName, logger: logger)
+                                      displayName: displayName, allowWrites: allowWrites, logger: logger)
         }
         let signals = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
             signal(number, SIG_IGN)

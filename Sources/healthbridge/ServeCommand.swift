@@ -39,6 +39,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "An OpenClaw gateway to connect to as a health node, ws(s)://HOST:PORT (default: $OPENCLAW_GATEWAY_URL).")
     var gateway: String?
     @Option(help: "The gateway's token (default: $OPENCLAW_GATEWAY_TOKEN).") var gatewayToken: String?
+    @Flag(help: "The node declares health.write and health.delete (the gateway must allow them too).")
+    var gatewayWrites = false
 
     func validate() throws {
         guard (0...65_535).contains(mcpPort) else { throw ValidationError("--mcp-port must be between 0 and 65535") }
@@ -53,7 +55,8 @@ struct ServeCommand: AsyncParsableCommand {
         if let url = gateway ?? environment["OPENCLAW_GATEWAY_URL"] {
             Output.stderr("OpenClaw node: connecting to \(url)")
             services.append(.init(service: GatewayNodeService(
-                gateway: url, token: gatewayToken ?? environment["OPENCLAW_GATEWAY_TOKEN"], shared: shared)))
+                gateway: url, token: gatewayToken ?? environment["OPENCLAW_GATEWAY_TOKEN"], allowWrites: gatewayWrites,
+                shared: shared)))
         }
         let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint],
                                                       logger: CLILog.logger))
@@ -108,12 +111,13 @@ struct SharedPieces: Sendable {
 struct GatewayNodeService: Service {
     let gateway: String
     let token: String?
+    let allowWrites: Bool
     let shared: SharedPieces
 
     func run() async throws {
         try await cancelWhenGracefulShutdown {
             try await GatewayNode.run(gateway: gateway, token: token, home: shared.home, service: shared.service,
-                                      logger: CLILog.logger)
+                                      allowWrites: allowWrites, logger: CLILog.logger)
         }
     }
 }

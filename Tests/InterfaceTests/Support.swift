@@ -88,8 +88,10 @@ enum CLI {
 // MARK: - MCP
 
 enum MCPInterface {
-    static func call(_ tool: String, _ arguments: [String: Value]) async throws -> (ok: Bool, value: JSONValue) {
-        let toolbox = HealthToolbox(service: try await World.service)
+    static func call(_ tool: String, _ arguments: [String: Value],
+                     service: HealthService? = nil) async throws -> (ok: Bool, value: JSONValue) {
+        let shared = try await World.service
+        let toolbox = HealthToolbox(service: service ?? shared)
         let result = await toolbox.call(tool, arguments: arguments)
         let data = try JSONEncoder().encode(Value.object(result.structuredContent?.objectValue ?? [:]))
         return (result.isError != true, try JSONValue.parse(Array(data)))
@@ -103,11 +105,13 @@ final class HTTPSInterface: Sendable {
     let task: Task<Void, any Error>
     let port: Int
     let token: String
+    let clientId: String
     let fingerprint: String
     let home: URL
 
-    static func start() async throws -> HTTPSInterface {
-        let service = try await World.service
+    static func start(service: HealthService? = nil, grantAll: Bool = true) async throws -> HTTPSInterface {
+        let shared = try await World.service
+        let service = service ?? shared
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("hb-https-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
         let identity = try ExportIdentity.generate(hostNames: ["localhost"])
@@ -131,18 +135,27 @@ final class HTTPSInterface: Sendable {
         let paired = try await ExportRemote.pair(host: "127.0.0.1", port: port, fingerprint: identity.fingerprint,
                                                  code: code, clientName: "parity", timeout: .seconds(10))
         // Paired devices read what the owner granted them: everything, for the parity questions.
-        try await service.acting(as: .device(paired.clientId)).acting(as: .owner)
-            .updateGrants(GrantsUpdate(principal: Principal.device(paired.clientId).id, allowRead: ["*"]))
-        return HTTPSInterface(task: task, port: port, token: paired.token, fingerprint: identity.fingerprint, home: home)
+        if grantAll {
+            try await service.updateGrants(GrantsUpdate(principal: Principal.device(paired.clientId).id, allowRead: ["*"]))
+        }
+        return HTTPSInterface(task: task, port: port, token: paired.token, clientId: paired.clientId,
+                              fingerprint: identity.fingerprint, home: home)
     }
 
-    init(task: Task<Void, any Error>, port: Int, token: String, fingerprint: String, home: URL) {
-        self.task = task; self.port = port; self.token = token; self.fingerprint = fingerprint; self.home = home
+    init(task: Task<Void, any Error>, port: Int, token: String, clientId: String, fingerprint: String, home: URL) {
+        self.task = task; self.port = port; self.token = token; self.clientId = clientId; self.fingerprint = fingerprint
+        self.home = home
     }
 
     func get(_ path: String) async throws -> (status: Int, value: JSONValue) {
-        let client = PinnedHTTPSClient(host: "127.0.0.1", port: port, fingerprint: fingerprint, timeout: .seconds(10))
-        let reply = try await client.send(method: "GET", path: path, headers: [("Authorization", "Bearer \(token)")])
+        try await send("GET", path)
+    }
+
+    func send(_ method: String, _ path: String, body: JSONValue? = nil) async throws -> (status: Int, value: JSONValue) {
+        let client = PinnedHTTPSClient(host: "127.0.0.1", port: port, fingerprint: fingerprint, timeout: .seconds(30))
+        var headers = [("Authorization", "Bearer \(token)")]
+        if body != nil { headers.append(("Content-Type", "application/json")) }
+        let reply = try await client.send(method: method, path: path, headers: headers, body: body?.serialized())
         return (reply.status, try JSONValue.parse(reply.body))
     }
 
@@ -166,9 +179,10 @@ extension JSONValue {
 
 /// The node's answer as the parity tests read it.
 enum NodeInterface {
-    static func invoke(_ command: String, _ params: [String: JSONValue]) async throws -> (ok: Bool, value: JSONValue) {
+    static func invoke(_ command: String, _ params: [String: JSONValue], service: HealthService? = nil,
+                       writes: Bool = false) async throws -> (ok: Bool, value: JSONValue) {
         let paramsJSON = String(decoding: JSONValue.object(params).serialized(), as: UTF8.self)
-        let (ok, data) = try await NodeInvoker.invoke(command, paramsJSON: paramsJSON)
+        let (ok, data) = try await NodeInvoker.invoke(command, paramsJSON: paramsJSON, service: service, writes: writes)
         return (ok, try JSONValue.parse(Array(data)))
     }
 }
