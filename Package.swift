@@ -137,6 +137,8 @@ let package = Package(
             dependencies: ["HealthModel", "HealthStore", "HealthEngine", "HealthDemo", "HealthImport",
                            .product(name: "GRDB", package: "GRDB.swift")]
         ),
+        // Writes through the service and the change feed's long-poll (the writes issue's figures).
+        .executableTarget(name: "WriteBench", dependencies: ["HealthModel", "HealthStore", "HealthService"]),
         .testTarget(name: "HealthModelTests", dependencies: ["HealthModel"]),
         .testTarget(name: "HealthXMLTests", dependencies: ["HealthXML"]),
         .testTarget(name: "HealthStoreTests", dependencies: ["HealthStore", "HealthModel"]),

@@ -192,10 +192,7 @@ extension HealthService {
 
     /// The stored object of this principal with a sync id, and its version.
     func storedVersion(type: String, syncId: String) async throws -> (uuid: UUID, version: Int)? {
-        let page = try await store.samples(SampleQuery(type: type, sources: [principal.source.key],
-                                                       metadataKey: MetadataKey.syncIdentifier, metadataValues: [syncId],
-                                                       limit: 1, ascending: false))
-        guard let sample = page.samples.first else { return nil }
+        guard let sample = try await store.sample(syncIdentifier: syncId, sourceKey: principal.source.key) else { return nil }
         return (sample.uuid, Int(sample.metadata[MetadataKey.syncVersion] ?? "0") ?? 0)
     }
 

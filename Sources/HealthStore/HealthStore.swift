@@ -45,6 +45,8 @@ public protocol HealthStore: Sendable {
     func samples(_ query: SampleQuery) async throws -> SamplePage
     /// One sample by UUID (nil when there is none).
     func sample(_ uuid: UUID) async throws -> HealthSample?
+    /// The stored sample of a source with a sync identifier (`HKMetadataKeySyncIdentifier`), nil when there is none.
+    func sample(syncIdentifier: String, sourceKey: String) async throws -> HealthSample?
     func workouts(_ query: WorkoutQuery) async throws -> [HealthWorkout]
     func workout(_ uuid: UUID) async throws -> HealthWorkout?
     func routePoints(_ route: UUID, offset: Int, limit: Int) async throws -> [RoutePoint]

@@ -9,11 +9,19 @@ extension SQLiteHealthStore {
     }
 
     public func sample(_ uuid: UUID) async throws -> HealthSample? {
+        try await fetchOneSample("uuid = ?", [uuid.blob])
+    }
+
+    public func sample(syncIdentifier: String, sourceKey: String) async throws -> HealthSample? {
+        try await fetchOneSample("sync_id = ? AND source_id = (SELECT id FROM sources WHERE key = ?)", [syncIdentifier, sourceKey])
+    }
+
+    func fetchOneSample(_ predicate: String, _ arguments: StatementArguments) async throws -> HealthSample? {
         try await read { db in
             guard let row = try Row.fetchOne(db, sql: """
                 SELECT seq, uuid, type_id, source_id, start, "end", value, unit_id, created, tz_offset, tz_name,
-                       source_version, metadata FROM samples WHERE uuid = ?
-                """, arguments: [uuid.blob]) else { return nil }
+                       source_version, metadata FROM samples WHERE \(predicate)
+                """, arguments: arguments) else { return nil }
             let table = try self.internTable(db) { t in
                 t.sources[row[3]] != nil && t.typeNames[row[2]] != nil && (row[7] as Int64?).map { t.unitNames[$0] != nil } ?? true
             }

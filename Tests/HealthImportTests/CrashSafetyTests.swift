@@ -51,6 +51,9 @@ final class InterruptingStore: HealthStore, @unchecked Sendable {
     func delete(matching query: SampleQuery) async throws -> Int { try await base.delete(matching: query) }
     func samples(_ query: SampleQuery) async throws -> SamplePage { try await base.samples(query) }
     func sample(_ uuid: UUID) async throws -> HealthSample? { try await base.sample(uuid) }
+    func sample(syncIdentifier: String, sourceKey: String) async throws -> HealthSample? {
+        try await base.sample(syncIdentifier: syncIdentifier, sourceKey: sourceKey)
+    }
     func workouts(_ query: WorkoutQuery) async throws -> [HealthWorkout] { try await base.workouts(query) }
     func workout(_ uuid: UUID) async throws -> HealthWorkout? { try await base.workout(uuid) }
     func routePoints(_ route: UUID, offset: Int, limit: Int) async throws -> [RoutePoint] {
