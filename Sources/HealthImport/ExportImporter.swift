@@ -61,28 +61,52 @@ public struct ExportImporter: Sendable {
         let state = PipeState(progress: ImportProgress(bytesRead: 0, totalBytes: totalBytes, records: 0, elapsedSeconds: 0))
         let slots = DispatchSemaphore(value: 2)
         let (batches, continuation) = AsyncStream<ImportBatch>.makeStream(bufferingPolicy: .unbounded)
-        let job = ParseJob(input: input, report: report, options: options)
+        let routeQueue = RouteQueue()
+        let job = ParseJob(input: input, report: report, options: options, routes: routeQueue)
+        let routeJob: RouteJob
+        do {
+            routeJob = RouteJob(input: try input.reopened(), queue: routeQueue)
+        } catch {
+            hashing.cancel()
+            throw error
+        }
 
+        /// Hands a batch to the saver, waiting for a free slot (both threads share the two slots).
+        @Sendable func send(_ batch: ImportBatch) throws {
+            slots.wait()
+            // A slot not handed to the saver goes back: libdispatch traps when a semaphore is freed below its
+            // initial value. `.terminated`: the caller's task was cancelled, which ends the stream; the batch was
+            // dropped and nobody will signal for it.
+            if state.cancelled.load(ordering: .relaxed) { slots.signal(); throw ImportStopped() }
+            if case .terminated = continuation.yield(batch) { slots.signal(); throw ImportStopped() }
+        }
+        /// The stream ends when both threads are done.
+        @Sendable func producerFinished() {
+            if state.producers.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { continuation.finish() }
+        }
+
+        // The parse thread streams the main XML; the route thread reads the GPX files the XML names meanwhile.
         let thread = Thread {
             let result = Result { () throws -> ParseOutput in
-                try job.run(
-                    flush: { batch in
-                        slots.wait()
-                        // A slot not handed to the saver goes back: libdispatch traps when a semaphore is freed
-                        // below its initial value. `.terminated`: the caller's task was cancelled, which ends the
-                        // stream; the batch was dropped and nobody will signal for it.
-                        if state.cancelled.load(ordering: .relaxed) { slots.signal(); throw ImportStopped() }
-                        if case .terminated = continuation.yield(batch) { slots.signal(); throw ImportStopped() }
-                    },
+                defer { routeQueue.close() }
+                return try job.run(
+                    flush: send,
                     progress: { bytes, records in
                         state.progress.withLock { $0.bytesRead = bytes; $0.records = records }
                     })
             }
             state.outcome.withLock { $0 = result }
-            continuation.finish()
+            producerFinished()
         }
         thread.name = "healthbridge-import-parser"
+        let routeThread = Thread {
+            let result = Result { try routeJob.run(flush: send) }
+            state.routeOutcome.withLock { $0 = result }
+            producerFinished()
+        }
+        routeThread.name = "healthbridge-import-routes"
         thread.start()
+        routeThread.start()
 
         /// Stops the parser and waits for it: every slot it may wait for is given back.
         func stopParser() async {
@@ -125,14 +149,16 @@ public struct ExportImporter: Sendable {
 
         do {
             for await batch in batches {
-                let samples = try await store.save(batch.samples)
-                report.samplesInserted += samples.inserted
-                report.samplesReplaced += samples.replaced
-                report.samplesAlreadyStored += samples.ignored
+                if !batch.samples.isEmpty {
+                    let samples = try await store.save(batch.samples)
+                    report.samplesInserted += samples.inserted
+                    report.samplesReplaced += samples.replaced
+                    report.samplesAlreadyStored += samples.ignored
+                }
                 report.correlationsInserted += try await store.save(correlations: batch.correlations).inserted
                 report.workoutsInserted += try await store.save(workouts: batch.workouts).inserted
                 report.documentsInserted += try await store.save(documents: batch.documents).inserted
-                for (route, points) in batch.routes { try await store.saveRoute(route, points: points) }
+                for (route, columns) in batch.routes { try await store.saveRoute(route, columns: columns) }
                 slots.signal()
             }
         } catch {
@@ -145,6 +171,10 @@ public struct ExportImporter: Sendable {
             throw HealthError(.internalError, "the parser stopped without a result")
         }
         let parsed = try result.get()
+        guard let routeResult = state.routeOutcome.withLock({ $0 }) else {
+            throw HealthError(.internalError, "the route reader stopped without a result")
+        }
+        let routes = try routeResult.get()
         report.elements = parsed.report.elements
         report.recordTypes = parsed.report.recordTypes
         report.skipped = parsed.report.skipped
@@ -152,8 +182,16 @@ public struct ExportImporter: Sendable {
         report.locale = parsed.report.locale
         report.exportDate = parsed.report.exportDate
         report.exportVersion = parsed.exportVersion
-        report.routePoints = parsed.report.routePoints
+        report.routePoints = parsed.report.routePoints + routes.points
         report.bytes = parsed.bytes
+        if routes.files > 0 {
+            report.elements["GPX file", default: 0] += routes.files
+            report.routeSeconds = routes.seconds
+        }
+        report.routesMissing += routes.missing
+        for problem in routes.problems {
+            report.skip(problem.element, line: problem.line, offset: problem.offset, reason: problem.reason)
+        }
 
         try await readAttachments(parsed, input: input, report: &report)
 
@@ -166,18 +204,9 @@ public struct ExportImporter: Sendable {
         return report
     }
 
-    /// GPX routes, clinical records' FHIR resources and electrocardiograms, read after the XML.
+    /// Clinical records' FHIR resources and electrocardiograms, read after the XML (GPX routes are read meanwhile by
+    /// ``RouteJob``).
     func readAttachments(_ parsed: ParseOutput, input: ExportInput, report: inout ImportReport) async throws {
-        for (route, path) in parsed.routes {
-            guard let data = try input.readFile(path) else {
-                report.routesMissing.append(path)
-                continue
-            }
-            let points = GPXReader.points(data)
-            try await store.saveRoute(route, points: points)
-            report.routePoints += points.count
-            report.elements["GPX file", default: 0] += 1
-        }
         var documents: [HealthDocument] = []
         for (document, path) in parsed.clinical {
             var updated = document
@@ -231,14 +260,16 @@ public struct ExportImporter: Sendable {
 final class PipeState: Sendable {
     let progress: Mutex<ImportProgress>
     let outcome = Mutex<Result<ParseOutput, any Error>?>(nil)
+    let routeOutcome = Mutex<Result<RouteOutcome, any Error>?>(nil)
     let cancelled = Atomic<Bool>(false)
+    /// The threads still sending batches (parser and route reader): the last one ends the stream.
+    let producers = Atomic<Int>(2)
     init(progress: ImportProgress) { self.progress = Mutex(progress) }
 }
 
 /// What the parse thread returns.
 struct ParseOutput: Sendable {
     var report: ImportReport
-    var routes: [(route: UUID, path: String)]
     var clinical: [(document: HealthDocument, path: String)]
     var exportVersion: Int?
     var bytes: Int
@@ -252,16 +283,19 @@ final class ParseJob: @unchecked Sendable {
     let input: ExportInput
     let report: ImportReport
     let options: ImportOptions
+    let routes: RouteQueue
 
-    init(input: ExportInput, report: ImportReport, options: ImportOptions) {
+    init(input: ExportInput, report: ImportReport, options: ImportOptions, routes: RouteQueue) {
         self.input = input
         self.report = report
         self.options = options
+        self.routes = routes
     }
 
     func run(flush: @escaping (ImportBatch) throws -> Void, progress: (Int, Int) -> Void) throws -> ParseOutput {
         var parser = ExportParser(report: report, batchSize: options.batchSize, totalBytes: Int(input.mainSize),
-                                  strict: options.strict, flush: flush)
+                                  strict: options.strict, routeFile: { [routes] in routes.push($0, path: $1) },
+                                  flush: flush)
         var scanner = XMLScanner()
         var consumed = 0
         var version: Int? = nil
@@ -277,8 +311,7 @@ final class ParseJob: @unchecked Sendable {
         }
         try parser.finish(bytesRead: consumed)
         progress(consumed, parser.records)
-        return ParseOutput(report: parser.report, routes: parser.pendingRoutes,
-                           clinical: parser.pendingClinical,
+        return ParseOutput(report: parser.report, clinical: parser.pendingClinical,
                            exportVersion: version, bytes: consumed)
     }
 

@@ -283,14 +283,14 @@ extension HealthToolbox {
         result.set("route_offset", offset)
         var pointItems: [JSON] = []
         if let route = workout.routes.first {
-            // The summary needs every point; a route holds thousands at most.
-            let all = try await service.store.routePoints(route.uuid, offset: 0, limit: max(route.pointCount, 100_000))
-            result.set("route", routeSummary(all, route: route, zone: zone).value)
+            // The summary reads every point as columns; only the page's points become values.
+            let all = try await service.store.routeColumns(route.uuid, offset: 0, limit: .max)
+            result.set("route", routeSummary(RouteSummary(all), route: route, zone: zone).value)
             var budget = PageBudget(toolbox.itemBudget)
             var pointLines: [String] = []
             let end = min(all.count, offset + limit)
             if offset < end {
-                for point in all[offset..<end] {
+                for point in (offset..<end).lazy.map({ all[$0] }) {
                     var item = JSONObject()
                     item.set("time", ISO8601.string(point.time, timeZone: zone))
                     item.set("latitude", point.latitude, digits: 7)
@@ -324,54 +324,26 @@ extension HealthToolbox {
         return ToolReply(structured: result.fields, text: lines.joined(separator: "\n"))
     }
 
-    static func routeSummary(_ points: [RoutePoint], route: HealthWorkout.Route, zone: TimeZone) -> JSONObject {
+    static func routeSummary(_ route: RouteSummary, route workoutRoute: HealthWorkout.Route, zone: TimeZone) -> JSONObject {
         var summary = JSONObject()
-        summary.set("point_count", points.count)
-        summary.set("start", ISO8601.string(points.first?.time ?? route.start, timeZone: zone))
-        summary.set("end", ISO8601.string(points.last?.time ?? route.end, timeZone: zone))
-        guard let first = points.first else { return summary }
-        var distance = 0.0, gain = 0.0
-        // Elevation gain with a 5 m hysteresis, so that GPS noise does not add up to a climb.
-        var reference = first.elevation
-        var minLat = first.latitude, maxLat = first.latitude, minLon = first.longitude, maxLon = first.longitude
-        var minEle = first.elevation, maxEle = first.elevation
-        for (previous, point) in zip(points, points.dropFirst()) {
-            distance += haversine(previous, point)
-            if let e = point.elevation {
-                if let r = reference {
-                    if e - r >= 5 { gain += e - r; reference = e } else if e < r { reference = e }
-                } else {
-                    reference = e
-                }
-            }
-            minLat = min(minLat, point.latitude); maxLat = max(maxLat, point.latitude)
-            minLon = min(minLon, point.longitude); maxLon = max(maxLon, point.longitude)
-            if let e = point.elevation { minEle = min(minEle ?? e, e); maxEle = max(maxEle ?? e, e) }
+        summary.set("point_count", route.pointCount)
+        summary.set("start", ISO8601.string(route.start.map(Date.init(timeIntervalSince1970:)) ?? workoutRoute.start, timeZone: zone))
+        summary.set("end", ISO8601.string(route.end.map(Date.init(timeIntervalSince1970:)) ?? workoutRoute.end, timeZone: zone))
+        guard let bounds = route.bounds else { return summary }
+        summary.set("distance_km", route.distanceMeters / 1000, digits: 3)
+        if let gain = route.elevationGainMeters { summary.set("elevation_gain_m", gain, digits: 1) }
+        summary.set("min_elevation_m", route.minElevationMeters, digits: 1)
+        summary.set("max_elevation_m", route.maxElevationMeters, digits: 1)
+        if let speed = route.averageSpeedMetersPerSecond, let pace = route.paceMinutesPerKilometer {
+            summary.set("average_speed_mps", speed, digits: 2)
+            summary.set("pace_min_per_km", pace, digits: 2)
         }
-        summary.set("distance_km", distance / 1000, digits: 3)
-        if minEle != nil { summary.set("elevation_gain_m", gain, digits: 1) }
-        summary.set("min_elevation_m", minEle, digits: 1)
-        summary.set("max_elevation_m", maxEle, digits: 1)
-        let seconds = (points.last?.time ?? first.time).timeIntervalSince(first.time)
-        if seconds > 0, distance > 10 {
-            summary.set("average_speed_mps", distance / seconds, digits: 2)
-            summary.set("pace_min_per_km", seconds / 60 / (distance / 1000), digits: 2)
-        }
-        var bounds = JSONObject()
-        bounds.set("min_latitude", minLat, digits: 7)
-        bounds.set("max_latitude", maxLat, digits: 7)
-        bounds.set("min_longitude", minLon, digits: 7)
-        bounds.set("max_longitude", maxLon, digits: 7)
-        summary.set("bounds", bounds.value)
+        var box = JSONObject()
+        box.set("min_latitude", bounds.minLatitude, digits: 7)
+        box.set("max_latitude", bounds.maxLatitude, digits: 7)
+        box.set("min_longitude", bounds.minLongitude, digits: 7)
+        box.set("max_longitude", bounds.maxLongitude, digits: 7)
+        summary.set("bounds", box.value)
         return summary
-    }
-
-    /// Great-circle distance in meters.
-    static func haversine(_ a: RoutePoint, _ b: RoutePoint) -> Double {
-        let r = 6_371_000.0
-        let φ1 = a.latitude * .pi / 180, φ2 = b.latitude * .pi / 180
-        let Δφ = (b.latitude - a.latitude) * .pi / 180, Δλ = (b.longitude - a.longitude) * .pi / 180
-        let h = sin(Δφ / 2) * sin(Δφ / 2) + cos(φ1) * cos(φ2) * sin(Δλ / 2) * sin(Δλ / 2)
-        return 2 * r * atan2(sqrt(h), sqrt(max(0, 1 - h)))
     }
 }
