@@ -63,9 +63,9 @@ public struct ExportImporter: Sendable {
         let (batches, continuation) = AsyncStream<ImportBatch>.makeStream(bufferingPolicy: .unbounded)
         let routeQueue = RouteQueue()
         let job = ParseJob(input: input, report: report, options: options, routes: routeQueue)
-        let routeJob: RouteJob
+        let attachmentJob: AttachmentJob
         do {
-            routeJob = RouteJob(input: try input.reopened(), queue: routeQueue)
+            attachmentJob = AttachmentJob(input: try input.reopened(), queue: routeQueue)
         } catch {
             hashing.cancel()
             throw error
@@ -85,7 +85,8 @@ public struct ExportImporter: Sendable {
             if state.producers.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { continuation.finish() }
         }
 
-        // The parse thread streams the main XML; the route thread reads the GPX files the XML names meanwhile.
+        // The parse thread streams the main XML; meanwhile the attachment thread reads the electrocardiograms, then
+        // the GPX files as the XML names them.
         let thread = Thread {
             let result = Result { () throws -> ParseOutput in
                 defer { routeQueue.close() }
@@ -99,14 +100,14 @@ public struct ExportImporter: Sendable {
             producerFinished()
         }
         thread.name = "healthbridge-import-parser"
-        let routeThread = Thread {
-            let result = Result { try routeJob.run(flush: send) }
-            state.routeOutcome.withLock { $0 = result }
+        let attachmentThread = Thread {
+            let result = Result { try attachmentJob.run(flush: send) }
+            state.attachmentOutcome.withLock { $0 = result }
             producerFinished()
         }
-        routeThread.name = "healthbridge-import-routes"
+        attachmentThread.name = "healthbridge-import-attachments"
         thread.start()
-        routeThread.start()
+        attachmentThread.start()
 
         /// Stops the parser and waits for it: every slot it may wait for is given back.
         func stopParser() async {
@@ -171,10 +172,10 @@ public struct ExportImporter: Sendable {
             throw HealthError(.internalError, "the parser stopped without a result")
         }
         let parsed = try result.get()
-        guard let routeResult = state.routeOutcome.withLock({ $0 }) else {
-            throw HealthError(.internalError, "the route reader stopped without a result")
+        guard let attachmentResult = state.attachmentOutcome.withLock({ $0 }) else {
+            throw HealthError(.internalError, "the attachment reader stopped without a result")
         }
-        let routes = try routeResult.get()
+        let routes = try attachmentResult.get()
         report.elements = parsed.report.elements
         report.recordTypes = parsed.report.recordTypes
         report.skipped = parsed.report.skipped
@@ -189,6 +190,7 @@ public struct ExportImporter: Sendable {
             report.routeSeconds = routes.seconds
         }
         report.routesMissing += routes.missing
+        if routes.electrocardiograms > 0 { report.elements["Electrocardiogram", default: 0] += routes.electrocardiograms }
         for problem in routes.problems {
             report.skip(problem.element, line: problem.line, offset: problem.offset, reason: problem.reason)
         }
@@ -204,8 +206,8 @@ public struct ExportImporter: Sendable {
         return report
     }
 
-    /// Clinical records' FHIR resources and electrocardiograms, read after the XML (GPX routes are read meanwhile by
-    /// ``RouteJob``).
+    /// Clinical records' FHIR resources, read after the XML (GPX routes and electrocardiograms are read meanwhile by
+    /// ``AttachmentJob``).
     func readAttachments(_ parsed: ParseOutput, input: ExportInput, report: inout ImportReport) async throws {
         var documents: [HealthDocument] = []
         for (document, path) in parsed.clinical {
@@ -218,12 +220,6 @@ public struct ExportImporter: Sendable {
                 report.routesMissing.append(path)
             }
             documents.append(updated)
-        }
-        for path in input.files(under: "electrocardiograms") where path.lowercased().hasSuffix(".csv") {
-            if let data = try input.readFile(path), let document = ECGReader.document(data, path: path) {
-                documents.append(document)
-                report.elements["Electrocardiogram", default: 0] += 1
-            }
         }
         report.documentsInserted += try await store.save(documents: documents).inserted
     }
@@ -260,9 +256,9 @@ public struct ExportImporter: Sendable {
 final class PipeState: Sendable {
     let progress: Mutex<ImportProgress>
     let outcome = Mutex<Result<ParseOutput, any Error>?>(nil)
-    let routeOutcome = Mutex<Result<RouteOutcome, any Error>?>(nil)
+    let attachmentOutcome = Mutex<Result<AttachmentOutcome, any Error>?>(nil)
     let cancelled = Atomic<Bool>(false)
-    /// The threads still sending batches (parser and route reader): the last one ends the stream.
+    /// The threads still sending batches (parser and attachment reader): the last one ends the stream.
     let producers = Atomic<Int>(2)
     init(progress: ImportProgress) { self.progress = Mutex(progress) }
 }

@@ -1,60 +1,13 @@
-import Dispatch
 import Foundation
 import HealthModel
 import HealthStore
-import Synchronization
 import ZIPFoundation
 
-/// The GPX files to read, in the order the XML names them: filled by the parse thread, emptied by the route thread.
-final class RouteQueue: Sendable {
-    private struct State {
-        var items: [(route: UUID, path: String)] = []
-        var head = 0
-        var closed = false
-    }
-
-    private let state = Mutex(State())
-    /// One signal per item pushed, and one for `close()`.
-    private let available = DispatchSemaphore(value: 0)
-
-    func push(_ route: UUID, path: String) {
-        state.withLock { $0.items.append((route, path)) }
-        available.signal()
-    }
-
-    /// No more items: `next()` returns nil once the queue is empty.
-    func close() {
-        state.withLock { $0.closed = true }
-        available.signal()
-    }
-
-    /// The next route to read, waiting for one; nil when the queue is closed and empty.
-    func next() -> (route: UUID, path: String)? {
-        while true {
-            available.wait()
-            let (item, closed) = state.withLock { state -> ((route: UUID, path: String)?, Bool) in
-                guard state.head < state.items.count else { return (nil, state.closed) }
-                let item = state.items[state.head]
-                state.head += 1
-                if state.head > 1_024, state.head * 2 > state.items.count {
-                    state.items.removeFirst(state.head)
-                    state.head = 0
-                }
-                return (item, false)
-            }
-            if let item { return item }
-            if closed {
-                available.signal()  // every later call returns nil too
-                return nil
-            }
-        }
-    }
-}
-
-/// What the route thread read.
-struct RouteOutcome: Sendable {
+/// What the attachment thread read.
+struct AttachmentOutcome: Sendable {
     var points = 0
     var files = 0
+    var electrocardiograms = 0
     /// Time spent reading, inflating and scanning GPX files (not waiting for the XML or for the saver).
     var seconds = 0.0
     var missing: [String] = []
@@ -62,13 +15,14 @@ struct RouteOutcome: Sendable {
     var problems: [ImportReport.Skipped] = []
 }
 
-/// Reads the GPX route files on a thread of its own while the main XML is still streaming: the archive is opened a
-/// second time (its own file handle), each file is inflated and scanned into columns (``GPXReader``), and routes go to
-/// the saver in batches of about ``pointsPerBatch`` points.
+/// Reads the export's attachments on a thread of its own while the main XML is still streaming: first the
+/// electrocardiogram CSVs (``ECGReader``), then the GPX route files as the XML names them (``RouteQueue``). The archive
+/// is opened a second time (its own file handle); each file is inflated and scanned (routes into columns with
+/// ``GPXReader``), and what was read goes to the saver in batches of about ``pointsPerBatch`` points.
 ///
 /// Safety of `@unchecked Sendable`: the job owns its reopened `input` (a zip archive of its own, never shared with
-/// the parse thread) and is used by the route thread only, from `start()` until `run` returns.
-final class RouteJob: @unchecked Sendable {
+/// the parse thread) and is used by the attachment thread only, from `start()` until `run` returns.
+final class AttachmentJob: @unchecked Sendable {
     static let pointsPerBatch = 250_000
 
     let input: ExportInput
@@ -79,9 +33,17 @@ final class RouteJob: @unchecked Sendable {
         self.queue = queue
     }
 
-    func run(flush: (ImportBatch) throws -> Void) throws -> RouteOutcome {
-        var outcome = RouteOutcome()
+    func run(flush: (ImportBatch) throws -> Void) throws -> AttachmentOutcome {
+        var outcome = AttachmentOutcome()
         let index = input.entryIndex()
+        var electrocardiograms = ImportBatch()
+        for path in input.files(under: "electrocardiograms") where path.lowercased().hasSuffix(".csv") {
+            if let data = try input.readFile(path, index: index), let document = ECGReader.document(data, path: path) {
+                electrocardiograms.documents.append(document)
+                outcome.electrocardiograms += 1
+            }
+        }
+        if !electrocardiograms.documents.isEmpty { try flush(electrocardiograms) }
         var batch = ImportBatch()
         var pending = 0
         while let item = queue.next() {
