@@ -132,7 +132,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "HealthBench",
-            dependencies: ["HealthModel", "HealthStore", "HealthEngine", "HealthDemo", "HealthImport",
+            dependencies: ["HealthModel", "HealthStore", "HealthEngine", "HealthDemo", "HealthImport", "HealthXML",
                            .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(name: "HealthModelTests", dependencies: ["HealthModel"]),

@@ -173,6 +173,22 @@ public enum GPXScanner {
                     }
                     continue
                 }
+                // The children the iPhone writes, `<ele>85.651855<`…, read in one pass without searching for the
+                // text's end first; anything else takes the general path below.
+                if let (field, textStart) = GPXScanner.knownChild(base, open + 1, end) {
+                    let (value, stop) = field == .time
+                        ? GPXScanner.timeValue(base, textStart, end) : GPXScanner.numberValue(base, textStart, end)
+                    switch field {
+                    case .time: time = value
+                    case .elevation: values.elevation = value
+                    case .speed: values.speed = value
+                    case .course: values.course = value
+                    case .horizontalAccuracy: values.hAcc = value
+                    case .verticalAccuracy: values.vAcc = value
+                    }
+                    i = stop
+                    continue
+                }
                 // A child: `<name>` then its text up to the next `<`.
                 let nameStart = open + 1
                 var nameEnd = nameStart
@@ -248,6 +264,79 @@ public enum GPXScanner {
                 }
             }
         }
+    }
+}
+
+extension GPXScanner {
+    enum Field { case time, elevation, speed, course, horizontalAccuracy, verticalAccuracy }
+
+    @inline(__always)
+    static func word(_ base: UnsafePointer<UInt8>, _ at: Int, _ end: Int, _ text: StaticString) -> Bool {
+        let count = text.utf8CodeUnitCount
+        guard at + count <= end else { return false }
+        let bytes = text.utf8Start
+        for offset in 0..<count where base[at + offset] != bytes[offset] { return false }
+        return true
+    }
+
+    /// `ele>`, `time>`, `speed>`, `course>`, `hAcc>` or `vAcc>` at `at` (just after `<`): the field and where its text
+    /// starts.
+    @inline(__always)
+    static func knownChild(_ base: UnsafePointer<UInt8>, _ at: Int, _ end: Int) -> (Field, Int)? {
+        guard at < end else { return nil }
+        switch base[at] {
+        case UInt8(ascii: "e"): return word(base, at, end, "ele>") ? (.elevation, at + 4) : nil
+        case UInt8(ascii: "t"): return word(base, at, end, "time>") ? (.time, at + 5) : nil
+        case UInt8(ascii: "s"): return word(base, at, end, "speed>") ? (.speed, at + 6) : nil
+        case UInt8(ascii: "c"): return word(base, at, end, "course>") ? (.course, at + 7) : nil
+        case UInt8(ascii: "h"): return word(base, at, end, "hAcc>") ? (.horizontalAccuracy, at + 5) : nil
+        case UInt8(ascii: "v"): return word(base, at, end, "vAcc>") ? (.verticalAccuracy, at + 5) : nil
+        default: return nil
+        }
+    }
+
+    /// The number written at `at` and the index of the `<` after it (NaN when it is not a number). A plain decimal
+    /// (`-118.232524`) directly followed by `<` is read in one pass, exactly (at most 19 digits, a mantissa up to
+    /// 2^53 and 22 decimals, as in ``_NumberParser/parseDouble(_:)``); anything else goes to that parser.
+    @inline(__always)
+    static func numberValue(_ base: UnsafePointer<UInt8>, _ at: Int, _ end: Int) -> (Double, Int) {
+        var i = at
+        let negative = i < end && base[i] == UInt8(ascii: "-")
+        if negative { i += 1 }
+        var mantissa: UInt64 = 0, digits = 0, decimals = 0
+        var dot = false
+        while i < end {
+            let digit = base[i] &- UInt8(ascii: "0")
+            if digit < 10 {
+                guard digits < 19 else { digits = 99; break }
+                mantissa = mantissa &* 10 &+ UInt64(digit)
+                digits += 1
+                if dot { decimals += 1 }
+            } else if base[i] == UInt8(ascii: "."), !dot {
+                dot = true
+            } else {
+                break
+            }
+            i += 1
+        }
+        if i < end, base[i] == UInt8(ascii: "<"), digits > 0, digits < 99, mantissa <= 1 << 53, decimals <= 22 {
+            let value = Double(mantissa) / _NumberParser._powerOfTen(decimals)
+            return (negative ? -value : value, i)
+        }
+        let stop = nextTag(base, from: at, end: end) ?? end
+        return (_NumberParser.parseDouble(UnsafeRawBufferPointer(start: base + at, count: stop - at)) ?? .nan, stop)
+    }
+
+    /// The time written at `at` and the index of the `<` after it: `yyyy-MM-ddTHH:mm:ssZ<` in one pass, any other
+    /// form through ``GPXTime/parse(_:)``.
+    @inline(__always)
+    static func timeValue(_ base: UnsafePointer<UInt8>, _ at: Int, _ end: Int) -> (Double, Int) {
+        if at + 20 < end, base[at + 19] == UInt8(ascii: "Z"), base[at + 20] == UInt8(ascii: "<") {
+            let text = UnsafeRawBufferPointer(start: base + at, count: 20)
+            if let value = GPXTime.parse(text) { return (value, at + 20) }
+        }
+        let stop = nextTag(base, from: at, end: end) ?? end
+        return (GPXTime.parse(UnsafeRawBufferPointer(start: base + at, count: stop - at)) ?? .nan, stop)
     }
 }
 
