@@ -6,11 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-venv=.venv-mcp
-if [ ! -x "$venv/bin/python" ]; then
-  python3 -m venv "$venv"
-fi
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check mcp jsonschema
+. scripts/mcp-venv.sh
 
 swift build -c release --product healthbridge >&2
 binary="$(swift build -c release --show-bin-path)/healthbridge"

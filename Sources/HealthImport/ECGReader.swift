@@ -81,37 +81,20 @@ enum ECGReader {
     static func json(path: String, header: [String: String], samples: [Double]) -> String {
         var text = "{\"file\":"
         text.reserveCapacity(64 + samples.count * 9)
-        appendString(path, to: &text)
+        JSONText.appendString(path, to: &text)
         text += ",\"header\":{"
         for (index, key) in header.keys.sorted().enumerated() {
             if index > 0 { text += "," }
-            appendString(key, to: &text)
+            JSONText.appendString(key, to: &text)
             text += ":"
-            appendString(header[key] ?? "", to: &text)
+            JSONText.appendString(header[key] ?? "", to: &text)
         }
         text += "},\"samples\":["
         for (index, value) in samples.enumerated() {
             if index > 0 { text += "," }
-            text += value.description
+            JSONText.appendNumber(value, to: &text)
         }
         text += "]}"
         return text
-    }
-
-    /// A JSON string literal.
-    static func appendString(_ value: String, to text: inout String) {
-        text += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case _ where scalar.value < 0x20: text += String(format: "\\u%04x", scalar.value)
-            default: text.unicodeScalars.append(scalar)
-            }
-        }
-        text += "\""
     }
 }

@@ -400,7 +400,8 @@ enum GPXTime {
         return Double(seconds) + fraction
     }
 
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm). The same as
+    /// `HealthModel.ISO8601.daysFromCivil`: HealthXML depends on nothing, so it keeps its own copy of these lines.
     static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
