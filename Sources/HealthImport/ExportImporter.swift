@@ -47,9 +47,25 @@ public struct ExportImporter: Sendable {
     }
 
     static func settingKey(_ hash: String) -> String { "import.sha256." + hash }
+    static func fingerprintKey(_ fingerprint: String) -> String { "import.zip." + fingerprint }
+
+    /// The report of a finished import stored under `key`, marked as already imported.
+    func previousImport(_ key: String, started: Date) async throws -> ImportReport? {
+        guard !options.force, let stored = try await store.setting(key),
+              var previous = try? JSONDecoder().decode(ImportReport.self, from: Data(stored.utf8)) else { return nil }
+        previous.alreadyImported = true
+        previous.elapsedSeconds = Date().timeIntervalSince(started)
+        return previous
+    }
 
     public func run(_ url: URL, progress: (@Sendable (ImportProgress) -> Void)? = nil) async throws -> ImportReport {
         let started = Date()
+        // A zip imported before is recognised by its central directory, without reading the rest of it.
+        let fingerprint = ZipFingerprint.key(of: url)
+        if let fingerprint, let previous = try await previousImport(Self.fingerprintKey(fingerprint), started: started) {
+            logger.info("already imported", metadata: ["zip": "\(fingerprint)"])
+            return previous
+        }
         let input = try ExportInput.open(url, limits: options.limits)
         // The content hash is computed while the parser starts on the other core; nothing is saved before it is
         // known, and a file already imported stops the parser at once.
@@ -120,11 +136,8 @@ public struct ExportImporter: Sendable {
         let hash: String
         do {
             hash = try await hashing.value
-            if !options.force, let stored = try await store.setting(Self.settingKey(hash)),
-               var previous = try? JSONDecoder().decode(ImportReport.self, from: Data(stored.utf8)) {
+            if let previous = try await previousImport(Self.settingKey(hash), started: started) {
                 await stopParser()
-                previous.alreadyImported = true
-                previous.elapsedSeconds = Date().timeIntervalSince(started)
                 logger.info("already imported", metadata: ["sha256": "\(hash)"])
                 return previous
             }
@@ -200,6 +213,9 @@ public struct ExportImporter: Sendable {
         report.elapsedSeconds = Date().timeIntervalSince(started)
         if let data = try? JSONEncoder().encode(report) {
             try await store.setSetting(Self.settingKey(hash), String(decoding: data, as: UTF8.self))
+            if let fingerprint {
+                try await store.setSetting(Self.fingerprintKey(fingerprint), String(decoding: data, as: UTF8.self))
+            }
         }
         logger.info("import finished", metadata: ["records": "\(report.records)", "skipped": "\(report.skippedCount)",
                                                   "seconds": "\(report.elapsedSeconds)"])

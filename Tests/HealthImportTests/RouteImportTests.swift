@@ -122,6 +122,29 @@ struct RouteImportTests {
         #expect(report.routePoints == 200 + counts[1])
     }
 
+    @Test("a re-imported zip is recognised; a zip whose GPX file changed by one digit is not")
+    func zipRecognition() async throws {
+        let dir = try TempDir()
+        let path = "workout-routes/route_2024-05-01_7.30am.gpx"
+        var export = ExportFixture()
+        export.add(RouteExport.run(day: 1, path: path))
+        export.files[path] = RouteExport.gpx(points: 50)
+        let original = try export.writeZip(in: dir.url, zipName: "a.zip")
+        var text = String(decoding: RouteExport.gpx(points: 50), as: UTF8.self)
+        let first = try #require(text.range(of: "<ele>"))
+        let digit = text.index(first.upperBound, offsetBy: 1)
+        text.replaceSubrange(digit...digit, with: text[digit] == "7" ? "8" : "7")
+        export.files[path] = Data(text.utf8)
+        let changed = try export.writeZip(in: dir.url, zipName: "b.zip")
+
+        let store = try SQLiteHealthStore.inMemory()
+        #expect(try await ExportImporter(store: store).run(original).alreadyImported == false)
+        #expect(try await ExportImporter(store: store).run(original).alreadyImported)
+        let second = try await ExportImporter(store: store).run(changed)
+        #expect(second.alreadyImported == false)
+        #expect(second.routePoints == 50)
+    }
+
     @Test("the real export's GPX route: every point of the file, first and last exactly as written",
           .enabled(if: RealFixtures.exists(RealFixtures.routeZip), "fixture \(RealFixtures.routeZip) not found"))
     func realRoute() async throws {

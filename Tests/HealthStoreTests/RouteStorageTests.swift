@@ -113,4 +113,21 @@ struct RouteStorageTests {
             #expect(try await store.routePoints(other, offset: 0, limit: 5).map(\.latitude) == [6])
         }
     }
+
+    @Test("stores opened at the same moment on a new file all open (migrations raced by another process)")
+    func concurrentCreation() async throws {
+        try await withTemporaryDirectory { dir in
+            let url = dir.appendingPathComponent("health.sqlite")
+            let opened = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for _ in 0..<6 {
+                    group.addTask {
+                        let store = try SQLiteHealthStore(location: .file(url))
+                        return try await store.routeColumns(UUID(), offset: 0, limit: 1).isEmpty
+                    }
+                }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(opened == 6)
+        }
+    }
 }
