@@ -24,6 +24,11 @@ public actor ToolCallTransport: Transport {
     private let messages: AsyncThrowingStream<Data, any Error>
     private let continuation: AsyncThrowingStream<Data, any Error>.Continuation
     private var pump: Task<Void, Never>?
+    /// Requests handed to the SDK and not answered yet: at the end of the input the stream to the SDK stays open
+    /// until they are (the SDK stops at the end of its stream and drops what it has not sent).
+    private var unanswered: Set<ID> = []
+    /// How long the end of the input waits for the SDK's answers.
+    static let drainTimeout: Duration = .seconds(5)
 
     public init(_ inner: any Transport, toolbox: HealthToolbox, logger: Logger) {
         self.inner = inner
@@ -44,6 +49,7 @@ public actor ToolCallTransport: Transport {
                 do {
                     for try await data in source {
                         guard let call = ToolCallRequest.parse(data) else {
+                            if let id = MessageHead.requestID(data) { await self.expectAnswer(id) }
                             continuation.yield(data)
                             continue
                         }
@@ -61,7 +67,20 @@ public actor ToolCallTransport: Transport {
                     return error
                 }
             }
+            await self.drain()
             continuation.finish(throwing: failure)
+        }
+    }
+
+    private func expectAnswer(_ id: ID) {
+        unanswered.insert(id)
+    }
+
+    /// Waits (at most ``drainTimeout``) until the SDK has answered every request it was handed.
+    private func drain() async {
+        let deadline = ContinuousClock.now + Self.drainTimeout
+        while !unanswered.isEmpty, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
         }
     }
 
@@ -72,6 +91,7 @@ public actor ToolCallTransport: Transport {
     }
 
     public func send(_ data: Data) async throws {
+        if !unanswered.isEmpty, let id = MessageHead.responseID(data) { unanswered.remove(id) }
         try await inner.send(data)
     }
 
@@ -129,6 +149,27 @@ struct ToolCallRequest: Decodable, Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(response)
+    }
+}
+
+/// The id and method of a JSON-RPC message, to follow the requests the SDK answers.
+struct MessageHead: Decodable {
+    var id: ID?
+    var method: String?
+    var result: PlainValue?
+    var error: PlainValue?
+
+    /// The id of a request (a message with an id and a method).
+    static func requestID(_ data: Data) -> ID? {
+        guard let head = try? JSONDecoder().decode(MessageHead.self, from: data), head.method != nil else { return nil }
+        return head.id
+    }
+
+    /// The id of a response (a message with an id and a result or an error).
+    static func responseID(_ data: Data) -> ID? {
+        guard let head = try? JSONDecoder().decode(MessageHead.self, from: data), head.method == nil,
+              head.result != nil || head.error != nil else { return nil }
+        return head.id
     }
 }
 
