@@ -134,14 +134,15 @@ let package = Package(
         ),
         .executableTarget(
             name: "HealthBench",
-            dependencies: ["HealthModel", "HealthStore", "HealthEngine", "HealthDemo", "HealthImport",
+            dependencies: ["HealthModel", "HealthStore", "HealthEngine", "HealthDemo", "HealthImport", "HealthXML",
                            .product(name: "GRDB", package: "GRDB.swift")]
         ),
         // Writes through the service and the change feed's long-poll (the writes issue's figures).
         .executableTarget(name: "WriteBench", dependencies: ["HealthModel", "HealthStore", "HealthService"]),
         .testTarget(name: "HealthModelTests", dependencies: ["HealthModel"]),
         .testTarget(name: "HealthXMLTests", dependencies: ["HealthXML"]),
-        .testTarget(name: "HealthStoreTests", dependencies: ["HealthStore", "HealthModel"]),
+        .testTarget(name: "HealthStoreTests", dependencies: ["HealthStore", "HealthModel",
+                                                            .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "HealthEngineTests", dependencies: ["HealthEngine", "HealthStore", "HealthModel", "HealthDemo"]),
         .testTarget(name: "HealthImportTests", dependencies: ["HealthImport", "HealthStore", "HealthModel", "HealthEngine",
                                                               .product(name: "ZIPFoundation", package: "ZIPFoundation")]),

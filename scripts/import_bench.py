@@ -2,6 +2,12 @@
 """Import benchmark: HealthBridge against the reference tools, side by side on the same export.zip.
 
     python3 scripts/import_bench.py [--mb 270] [--runs 3] [--skip-reference]
+    python3 scripts/import_bench.py --corpus typical-year [--skip-hk]     # with 1 Hz GPX routes, ECGs, clinical records
+    python3 scripts/import_bench.py --corpus heavy-runner --skip-hk       # ten years, a route every day
+
+`--corpus` generates (once) the export with scripts/generate_corpus.py instead of the record-only one, and adds the
+route figures of HealthBridge's import report: route points, and points/s of the attachment thread (GPX files read,
+inflated and scanned per second of its time).
 
 Generates (once) a realistic export of at least 250 MB with scripts/generate_export.py, builds healthbridge in
 release mode, installs `healthkit-to-sqlite` and `apple-health-export-mcp` from PyPI into a venv, then runs each
@@ -10,6 +16,7 @@ into fresh stores (a shared 2-core machine is noisy): its median gives the ratio
 a re-import of the unchanged file.
 """
 import argparse
+import json
 import os
 import re
 import shutil
@@ -23,16 +30,19 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "bench-out")
 
 
-def run(cmd, env=None):
-    """Runs a command under GNU time; returns (seconds, peak RSS in MB)."""
+def run(cmd, env=None, output=False):
+    """Runs a command under GNU time; returns (seconds, peak RSS in MB), and its stdout when `output`."""
     timer = shutil.which("time") or "/usr/bin/time"
     start = time.monotonic()
-    result = subprocess.run([timer, "-f", "%M", *cmd], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    result = subprocess.run([timer, "-f", "%M", *cmd], env=env,
+                            stdout=subprocess.PIPE if output else subprocess.DEVNULL, stderr=subprocess.PIPE,
                             text=True)
     elapsed = time.monotonic() - start
     if result.returncode != 0:
         sys.exit(f"{cmd[0]} failed ({result.returncode}):\n{result.stderr[-2000:]}")
     rss_kb = int(result.stderr.strip().splitlines()[-1])
+    if output:
+        return elapsed, rss_kb / 1024, result.stdout
     return elapsed, rss_kb / 1024
 
 
@@ -55,12 +65,21 @@ def main():
     parser.add_argument("--mb", type=float, default=270)
     parser.add_argument("--runs", type=int, default=3, help="healthbridge runs (median and best reported)")
     parser.add_argument("--skip-reference", action="store_true", help="only time healthbridge")
+    parser.add_argument("--skip-hk", action="store_true", help="do not run healthkit-to-sqlite")
+    parser.add_argument("--corpus", choices=["records", "typical-year", "heavy-runner"], default="records",
+                        help="records: the record-only export of --mb; the others: scripts/generate_corpus.py")
     args = parser.parse_args()
     os.makedirs(OUT, exist_ok=True)
-    export = os.path.join(OUT, f"export-{int(args.mb)}mb.zip")
-    if not os.path.exists(export):
-        subprocess.run([sys.executable, os.path.join(ROOT, "scripts/generate_export.py"), "--mb", str(args.mb),
-                        "--out", export], check=True)
+    if args.corpus == "records":
+        export = os.path.join(OUT, f"export-{int(args.mb)}mb.zip")
+        if not os.path.exists(export):
+            subprocess.run([sys.executable, os.path.join(ROOT, "scripts/generate_export.py"), "--mb", str(args.mb),
+                            "--out", export], check=True)
+    else:
+        export = os.path.join(OUT, f"{args.corpus}.zip")
+        if not os.path.exists(export):
+            subprocess.run([sys.executable, os.path.join(ROOT, "scripts/generate_corpus.py"), "--profile", args.corpus,
+                            "--out", export], check=True)
     subprocess.run(["swift", "build", "-c", "release", "--product", "healthbridge"], cwd=ROOT, check=True)
     healthbridge = os.path.join(ROOT, ".build/release/healthbridge")
     records = count_records(export)
@@ -69,9 +88,12 @@ def main():
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         runs = []
+        reports = []
         for index in range(max(1, args.runs)):
             env = dict(os.environ, HEALTHBRIDGE_HOME=os.path.join(tmp, f"hb{index}"))
-            runs.append(run([healthbridge, "import", export], env=env))
+            seconds, rss, stdout = run([healthbridge, "import", "--json", export], env=env, output=True)
+            runs.append((seconds, rss))
+            reports.append(json.loads(stdout))
         again, again_rss = run([healthbridge, "import", export], env=env)
         runs.sort()
         median = runs[len(runs) // 2]
@@ -89,8 +111,9 @@ def main():
             seconds, rss = run([os.path.join(bin_dir, "apple-health-export-mcp-ingest"), export, "--db",
                                 os.path.join(tmp, "ahem.db")])
             rows.append(("apple-health-export-mcp", seconds, rss))
-            seconds, rss = run([os.path.join(bin_dir, "healthkit-to-sqlite"), export, os.path.join(tmp, "hk.db")])
-            rows.append(("healthkit-to-sqlite", seconds, rss))
+            if not args.skip_hk:
+                seconds, rss = run([os.path.join(bin_dir, "healthkit-to-sqlite"), export, os.path.join(tmp, "hk.db")])
+                rows.append(("healthkit-to-sqlite", seconds, rss))
 
     ours = rows[0][1]
     print(f"{'importer':<28}{'wall s':>9}{'records/s':>12}{'peak RSS MB':>13}{'healthbridge is':>18}")
@@ -99,6 +122,14 @@ def main():
         print(f"{name:<28}{seconds:>9.2f}{records / seconds:>12,.0f}{rss:>13.0f}{ratio:>18}")
     if len(runs) > 1:
         print("healthbridge runs: " + ", ".join(f"{seconds:.2f} s" for seconds, _ in runs))
+    points = reports[0].get("routePoints", 0)
+    if points:
+        route_seconds = sorted(r.get("routeSeconds") or 0 for r in reports)
+        median_route = route_seconds[len(route_seconds) // 2]
+        print(f"\nroute points: {points:,} in {reports[0]['elements'].get('GPX file', 0)} GPX files; attachment thread "
+              f"(read + inflate + scan, median of {len(route_seconds)}): {median_route:.2f} s = "
+              f"{points / median_route:,.0f} points/s (best {points / route_seconds[0]:,.0f})"
+              if median_route > 0 else f"\nroute points: {points:,}")
     print(f"\nre-import of the unchanged file: {again:.2f} s (peak RSS {again_rss:.0f} MB)")
 
 

@@ -4,13 +4,15 @@
 //
 // Prints: save rate; one year of daily stepCount statistics with the source merge next to a plain indexed SQLite
 // GROUP BY that sums everything (median of repeated runs, and their ratio); the 500 newest samples of a type; and the
-// peak memory of statistics over one year vs the whole history.
+// peak memory of statistics over one year vs the whole history; and routes: GPX scanned into columns, saved packed,
+// read back and summarised (points/s).
 import Foundation
 import GRDB
 import HealthDemo
 import HealthEngine
 import HealthModel
 import HealthStore
+import HealthXML
 
 #if canImport(Glibc)
 import Glibc
@@ -25,6 +27,16 @@ func argument(_ name: String, default value: String) -> String {
 func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
     return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
+}
+
+func measure(_ runs: Int, _ body: () throws -> Void) rethrows -> Double {
+    var times: [Double] = []
+    for _ in 0..<runs {
+        let start = DispatchTime.now().uptimeNanoseconds
+        try body()
+        times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+    }
+    return median(times)
 }
 
 func measure(_ runs: Int, _ body: () async throws -> Void) async rethrows -> Double {
@@ -147,4 +159,46 @@ _ = try await engine.statistics(all)
 let afterAll = currentRSSMegabytes()
 print(String(format: "memory          RSS %.0f MB → after one year %.0f MB → after %d days %.0f MB (peak %.0f MB)",
              before, afterYear, days, afterAll, peakRSSMegabytes()))
+
+// 5. Routes: a GPX file as the iPhone writes it (1 point per second, six decimals), scanned into columns, saved packed,
+// read back and summarised.
+let routePoints = Int(argument("--route-points", default: "200000")) ?? 200_000
+var gpx = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<gpx version=\"1.1\" creator=\"Apple Health Export\">\n<trk><trkseg>\n"
+gpx.reserveCapacity(routePoints * 240)
+for index in 0..<routePoints {
+    let x = Double(index)
+    let time = ISO8601.string(Date(timeIntervalSince1970: 1_714_541_400 + x))
+    gpx += String(format: "      <trkpt lon=\"%.6f\" lat=\"%.6f\"><ele>%.6f</ele><time>%@</time><extensions><speed>%.6f</speed>"
+                  + "<course>%.6f</course><hAcc>%.6f</hAcc><vAcc>%.6f</vAcc></extensions></trkpt>\n",
+                  2.35 + sin(x / 500) / 50, 48.85 + cos(x / 700) / 50, 35 + sin(x / 90) * 20, time, 2.5 + sin(x) / 3,
+                  (x * 7).truncatingRemainder(dividingBy: 360), 2 + x.truncatingRemainder(dividingBy: 5) / 3,
+                  1 + x.truncatingRemainder(dividingBy: 3) / 2)
+}
+gpx += "</trkseg></trk>\n</gpx>\n"
+let gpxData = Data(gpx.utf8)
+var scanned = RoutePointColumns()
+let scanMs = measure(5) {
+    var columns = RoutePointColumns()
+    columns.reserveCapacity(routePoints)
+    gpxData.withUnsafeBytes { bytes in
+        GPXScanner.scan(bytes) { point in
+            columns.append(time: point.time, latitude: point.latitude, longitude: point.longitude,
+                           elevation: point.elevation, speed: point.speed, course: point.course,
+                           horizontalAccuracy: point.horizontalAccuracy, verticalAccuracy: point.verticalAccuracy)
+        }
+    }
+    scanned = columns
+}
+let routeStore = try SQLiteHealthStore(location: .file(directory.appendingPathComponent("routes.sqlite")))
+let route = UUID()
+let saveRouteMs = try await measure(5) { try await routeStore.saveRoute(route, columns: scanned) }
+var summary = RouteSummary(RoutePointColumns())
+let readRouteMs = try await measure(5) {
+    summary = RouteSummary(try await routeStore.routeColumns(route, offset: 0, limit: .max))
+}
+print(String(format: "routes          GPX scan into columns: %d points (%.1f MB) in %.1f ms = %.2f M points/s (target ≥ 2 M/s)",
+             scanned.count, Double(gpxData.count) / 1e6, scanMs, Double(scanned.count) / scanMs / 1e3))
+print(String(format: "  save packed   %.1f ms = %.1f M points/s; read back + RouteSummary %.1f ms = %.1f M points/s (%.1f km)",
+             saveRouteMs, Double(scanned.count) / saveRouteMs / 1e3, readRouteMs, Double(scanned.count) / readRouteMs / 1e3,
+             summary.distanceMeters / 1000))
 try? FileManager.default.removeItem(at: directory)

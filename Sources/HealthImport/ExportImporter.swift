@@ -47,9 +47,25 @@ public struct ExportImporter: Sendable {
     }
 
     static func settingKey(_ hash: String) -> String { "import.sha256." + hash }
+    static func fingerprintKey(_ fingerprint: String) -> String { "import.zip." + fingerprint }
+
+    /// The report of a finished import stored under `key`, marked as already imported.
+    func previousImport(_ key: String, started: Date) async throws -> ImportReport? {
+        guard !options.force, let stored = try await store.setting(key),
+              var previous = try? JSONDecoder().decode(ImportReport.self, from: Data(stored.utf8)) else { return nil }
+        previous.alreadyImported = true
+        previous.elapsedSeconds = Date().timeIntervalSince(started)
+        return previous
+    }
 
     public func run(_ url: URL, progress: (@Sendable (ImportProgress) -> Void)? = nil) async throws -> ImportReport {
         let started = Date()
+        // A zip imported before is recognised by its central directory, without reading the rest of it.
+        let fingerprint = ZipFingerprint.key(of: url)
+        if let fingerprint, let previous = try await previousImport(Self.fingerprintKey(fingerprint), started: started) {
+            logger.info("already imported", metadata: ["zip": "\(fingerprint)"])
+            return previous
+        }
         let input = try ExportInput.open(url, limits: options.limits)
         // The content hash is computed while the parser starts on the other core; nothing is saved before it is
         // known, and a file already imported stops the parser at once.
@@ -61,28 +77,53 @@ public struct ExportImporter: Sendable {
         let state = PipeState(progress: ImportProgress(bytesRead: 0, totalBytes: totalBytes, records: 0, elapsedSeconds: 0))
         let slots = DispatchSemaphore(value: 2)
         let (batches, continuation) = AsyncStream<ImportBatch>.makeStream(bufferingPolicy: .unbounded)
-        let job = ParseJob(input: input, report: report, options: options)
+        let routeQueue = RouteQueue()
+        let job = ParseJob(input: input, report: report, options: options, routes: routeQueue)
+        let attachmentJob: AttachmentJob
+        do {
+            attachmentJob = AttachmentJob(input: try input.reopened(), queue: routeQueue)
+        } catch {
+            hashing.cancel()
+            throw error
+        }
 
+        /// Hands a batch to the saver, waiting for a free slot (both threads share the two slots).
+        @Sendable func send(_ batch: ImportBatch) throws {
+            slots.wait()
+            // A slot not handed to the saver goes back: libdispatch traps when a semaphore is freed below its
+            // initial value. `.terminated`: the caller's task was cancelled, which ends the stream; the batch was
+            // dropped and nobody will signal for it.
+            if state.cancelled.load(ordering: .relaxed) { slots.signal(); throw ImportStopped() }
+            if case .terminated = continuation.yield(batch) { slots.signal(); throw ImportStopped() }
+        }
+        /// The stream ends when both threads are done.
+        @Sendable func producerFinished() {
+            if state.producers.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { continuation.finish() }
+        }
+
+        // The parse thread streams the main XML; meanwhile the attachment thread reads the electrocardiograms, then
+        // the GPX files as the XML names them.
         let thread = Thread {
             let result = Result { () throws -> ParseOutput in
-                try job.run(
-                    flush: { batch in
-                        slots.wait()
-                        // A slot not handed to the saver goes back: libdispatch traps when a semaphore is freed
-                        // below its initial value. `.terminated`: the caller's task was cancelled, which ends the
-                        // stream; the batch was dropped and nobody will signal for it.
-                        if state.cancelled.load(ordering: .relaxed) { slots.signal(); throw ImportStopped() }
-                        if case .terminated = continuation.yield(batch) { slots.signal(); throw ImportStopped() }
-                    },
+                defer { routeQueue.close() }
+                return try job.run(
+                    flush: send,
                     progress: { bytes, records in
                         state.progress.withLock { $0.bytesRead = bytes; $0.records = records }
                     })
             }
             state.outcome.withLock { $0 = result }
-            continuation.finish()
+            producerFinished()
         }
         thread.name = "healthbridge-import-parser"
+        let attachmentThread = Thread {
+            let result = Result { try attachmentJob.run(flush: send) }
+            state.attachmentOutcome.withLock { $0 = result }
+            producerFinished()
+        }
+        attachmentThread.name = "healthbridge-import-attachments"
         thread.start()
+        attachmentThread.start()
 
         /// Stops the parser and waits for it: every slot it may wait for is given back.
         func stopParser() async {
@@ -95,11 +136,8 @@ public struct ExportImporter: Sendable {
         let hash: String
         do {
             hash = try await hashing.value
-            if !options.force, let stored = try await store.setting(Self.settingKey(hash)),
-               var previous = try? JSONDecoder().decode(ImportReport.self, from: Data(stored.utf8)) {
+            if let previous = try await previousImport(Self.settingKey(hash), started: started) {
                 await stopParser()
-                previous.alreadyImported = true
-                previous.elapsedSeconds = Date().timeIntervalSince(started)
                 logger.info("already imported", metadata: ["sha256": "\(hash)"])
                 return previous
             }
@@ -125,14 +163,16 @@ public struct ExportImporter: Sendable {
 
         do {
             for await batch in batches {
-                let samples = try await store.save(batch.samples)
-                report.samplesInserted += samples.inserted
-                report.samplesReplaced += samples.replaced
-                report.samplesAlreadyStored += samples.ignored
+                if !batch.samples.isEmpty {
+                    let samples = try await store.save(batch.samples)
+                    report.samplesInserted += samples.inserted
+                    report.samplesReplaced += samples.replaced
+                    report.samplesAlreadyStored += samples.ignored
+                }
                 report.correlationsInserted += try await store.save(correlations: batch.correlations).inserted
                 report.workoutsInserted += try await store.save(workouts: batch.workouts).inserted
                 report.documentsInserted += try await store.save(documents: batch.documents).inserted
-                for (route, points) in batch.routes { try await store.saveRoute(route, points: points) }
+                for (route, columns) in batch.routes { try await store.saveRoute(route, columns: columns) }
                 slots.signal()
             }
         } catch {
@@ -145,6 +185,10 @@ public struct ExportImporter: Sendable {
             throw HealthError(.internalError, "the parser stopped without a result")
         }
         let parsed = try result.get()
+        guard let attachmentResult = state.attachmentOutcome.withLock({ $0 }) else {
+            throw HealthError(.internalError, "the attachment reader stopped without a result")
+        }
+        let routes = try attachmentResult.get()
         report.elements = parsed.report.elements
         report.recordTypes = parsed.report.recordTypes
         report.skipped = parsed.report.skipped
@@ -152,32 +196,35 @@ public struct ExportImporter: Sendable {
         report.locale = parsed.report.locale
         report.exportDate = parsed.report.exportDate
         report.exportVersion = parsed.exportVersion
-        report.routePoints = parsed.report.routePoints
+        report.routePoints = parsed.report.routePoints + routes.points
         report.bytes = parsed.bytes
+        if routes.files > 0 {
+            report.elements["GPX file", default: 0] += routes.files
+            report.routeSeconds = routes.seconds
+        }
+        report.routesMissing += routes.missing
+        if routes.electrocardiograms > 0 { report.elements["Electrocardiogram", default: 0] += routes.electrocardiograms }
+        for problem in routes.problems {
+            report.skip(problem.element, line: problem.line, offset: problem.offset, reason: problem.reason)
+        }
 
         try await readAttachments(parsed, input: input, report: &report)
 
         report.elapsedSeconds = Date().timeIntervalSince(started)
         if let data = try? JSONEncoder().encode(report) {
             try await store.setSetting(Self.settingKey(hash), String(decoding: data, as: UTF8.self))
+            if let fingerprint {
+                try await store.setSetting(Self.fingerprintKey(fingerprint), String(decoding: data, as: UTF8.self))
+            }
         }
         logger.info("import finished", metadata: ["records": "\(report.records)", "skipped": "\(report.skippedCount)",
                                                   "seconds": "\(report.elapsedSeconds)"])
         return report
     }
 
-    /// GPX routes, clinical records' FHIR resources and electrocardiograms, read after the XML.
+    /// Clinical records' FHIR resources, read after the XML (GPX routes and electrocardiograms are read meanwhile by
+    /// ``AttachmentJob``).
     func readAttachments(_ parsed: ParseOutput, input: ExportInput, report: inout ImportReport) async throws {
-        for (route, path) in parsed.routes {
-            guard let data = try input.readFile(path) else {
-                report.routesMissing.append(path)
-                continue
-            }
-            let points = GPXReader.points(data)
-            try await store.saveRoute(route, points: points)
-            report.routePoints += points.count
-            report.elements["GPX file", default: 0] += 1
-        }
         var documents: [HealthDocument] = []
         for (document, path) in parsed.clinical {
             var updated = document
@@ -189,12 +236,6 @@ public struct ExportImporter: Sendable {
                 report.routesMissing.append(path)
             }
             documents.append(updated)
-        }
-        for path in input.files(under: "electrocardiograms") where path.lowercased().hasSuffix(".csv") {
-            if let data = try input.readFile(path), let document = ECGReader.document(data, path: path) {
-                documents.append(document)
-                report.elements["Electrocardiogram", default: 0] += 1
-            }
         }
         report.documentsInserted += try await store.save(documents: documents).inserted
     }
@@ -231,14 +272,16 @@ public struct ExportImporter: Sendable {
 final class PipeState: Sendable {
     let progress: Mutex<ImportProgress>
     let outcome = Mutex<Result<ParseOutput, any Error>?>(nil)
+    let attachmentOutcome = Mutex<Result<AttachmentOutcome, any Error>?>(nil)
     let cancelled = Atomic<Bool>(false)
+    /// The threads still sending batches (parser and attachment reader): the last one ends the stream.
+    let producers = Atomic<Int>(2)
     init(progress: ImportProgress) { self.progress = Mutex(progress) }
 }
 
 /// What the parse thread returns.
 struct ParseOutput: Sendable {
     var report: ImportReport
-    var routes: [(route: UUID, path: String)]
     var clinical: [(document: HealthDocument, path: String)]
     var exportVersion: Int?
     var bytes: Int
@@ -252,16 +295,19 @@ final class ParseJob: @unchecked Sendable {
     let input: ExportInput
     let report: ImportReport
     let options: ImportOptions
+    let routes: RouteQueue
 
-    init(input: ExportInput, report: ImportReport, options: ImportOptions) {
+    init(input: ExportInput, report: ImportReport, options: ImportOptions, routes: RouteQueue) {
         self.input = input
         self.report = report
         self.options = options
+        self.routes = routes
     }
 
     func run(flush: @escaping (ImportBatch) throws -> Void, progress: (Int, Int) -> Void) throws -> ParseOutput {
         var parser = ExportParser(report: report, batchSize: options.batchSize, totalBytes: Int(input.mainSize),
-                                  strict: options.strict, flush: flush)
+                                  strict: options.strict, routeFile: { [routes] in routes.push($0, path: $1) },
+                                  flush: flush)
         var scanner = XMLScanner()
         var consumed = 0
         var version: Int? = nil
@@ -277,8 +323,7 @@ final class ParseJob: @unchecked Sendable {
         }
         try parser.finish(bytesRead: consumed)
         progress(consumed, parser.records)
-        return ParseOutput(report: parser.report, routes: parser.pendingRoutes,
-                           clinical: parser.pendingClinical,
+        return ParseOutput(report: parser.report, clinical: parser.pendingClinical,
                            exportVersion: version, bytes: consumed)
     }
 

@@ -209,9 +209,31 @@ struct ExportInput {
         }
     }
 
+    /// The same input opened again, with its own file handle: for a second reading thread.
+    func reopened() throws -> ExportInput {
+        guard case .zip(let zipURL, _, let main, let root) = kind else { return self }
+        let archive: Archive
+        do {
+            archive = try Archive(url: zipURL, accessMode: .read)
+        } catch {
+            throw HealthError(.importRejected, "\(zipURL.lastPathComponent) is not a readable zip archive: \(error)")
+        }
+        return ExportInput(kind: .zip(url: zipURL, archive: archive, main: main, root: root), url: url, limits: limits)
+    }
+
+    /// The zip's entries by path, for many lookups: `archive[path]` walks the whole central directory every time.
+    /// Empty for a folder or a bare XML.
+    func entryIndex() -> [String: Entry] {
+        guard case .zip(_, let archive, _, _) = kind else { return [:] }
+        var index: [String: Entry] = [:]
+        for entry in archive where entry.type == .file { index[entry.path] = entry }
+        return index
+    }
+
     /// A file of the export by its path relative to the export root (`/workout-routes/route_….gpx` or
-    /// `workout-routes/route_….gpx`); nil when absent. Limited to `maximumSize` bytes.
-    func readFile(_ relative: String, maximumSize: Int = 256 << 20) throws -> Data? {
+    /// `workout-routes/route_….gpx`); nil when absent. Limited to `maximumSize` bytes. `index`: the zip's
+    /// ``entryIndex()``, when the caller reads many files.
+    func readFile(_ relative: String, maximumSize: Int = 256 << 20, index: [String: Entry]? = nil) throws -> Data? {
         let trimmed = relative.hasPrefix("/") ? String(relative.dropFirst()) : relative
         guard !trimmed.split(separator: "/").contains("..") else { return nil }
         switch kind {
@@ -222,12 +244,14 @@ struct ExportInput {
             return try? readLimited(root.appendingPathComponent(trimmed), maximumSize)
         case .zip(_, let archive, _, let root):
             let path = root.isEmpty ? trimmed : root + "/" + trimmed
-            guard let entry = archive[path] else { return nil }
+            guard let entry = index.map({ $0[path] }) ?? archive[path] else { return nil }
             try Self.checkLimits(entry, limits: limits)
             guard entry.uncompressedSize <= UInt64(maximumSize) else { return nil }
             var data = Data()
             data.reserveCapacity(Int(entry.uncompressedSize))
-            _ = try archive.extract(entry, skipCRC32: false) { chunk in
+            // As for the main XML: no CRC-32 in Swift (slower than inflating); a damaged entry fails to inflate or
+            // to parse, and is reported.
+            _ = try archive.extract(entry, bufferSize: 1 << 18, skipCRC32: true) { chunk in
                 data.append(chunk)
                 if data.count > maximumSize { throw HealthError(.importRejected, "'\(path)' is larger than declared") }
             }

@@ -9,8 +9,10 @@ struct ImportBatch: Sendable {
     var correlations: [HealthCorrelation] = []
     var workouts: [HealthWorkout] = []
     var documents: [HealthDocument] = []
-    var routes: [(UUID, [RoutePoint])] = []
+    var routes: [(UUID, RoutePointColumns)] = []
     var bytesRead = 0
+    /// Bytes of document JSON in the batch: a batch is sent before they pass ``ExportParser/documentBytesPerBatch``.
+    var documentBytes = 0
 
     init(capacity: Int = 0) {
         // A batch grows to about `capacity` samples: reserve once instead of copying on every doubling.
@@ -36,8 +38,8 @@ struct ExportParser {
     let strict: Bool
     let flush: (ImportBatch) throws -> Void
     private(set) var sawRoot = false
-    /// Routes whose points are in GPX files, read after the XML.
-    var pendingRoutes: [(route: UUID, path: String)] = []
+    /// Called with every route whose points are in a GPX file, as soon as its workout is read.
+    let routeFile: (UUID, String) -> Void
     /// Clinical records whose FHIR JSON is in a file, read after the XML.
     var pendingClinical: [(document: HealthDocument, path: String)] = []
 
@@ -45,6 +47,8 @@ struct ExportParser {
     private var correlation: CorrelationBuilder?
     private var workout: WorkoutBuilder?
     private var generic: GenericBuilder?
+    private var genericBudget = GenericBudget()
+    static let documentBytesPerBatch = 8 << 20
     private var caches = ParserCaches()
     /// The metadata of the record being read.
     private var metadata = MetadataAccumulator()
@@ -68,7 +72,9 @@ struct ExportParser {
     private var batchesSent = 0
 
     init(report: ImportReport, batchSize: Int, totalBytes: Int = 0, strict: Bool,
+         routeFile: @escaping (UUID, String) -> Void = { _, _ in },
          flush: @escaping (ImportBatch) throws -> Void) {
+        self.routeFile = routeFile
         self.report = report
         self.totalBytes = totalBytes
         self.batch = ImportBatch(capacity: batchSize)
@@ -166,7 +172,7 @@ struct ExportParser {
 
     mutating func flushIfFull(bytesRead: Int) throws {
         if batch.samples.count >= sampleLimit(bytesRead: bytesRead) || batch.documents.count >= 2_000
-            || batch.workouts.count >= 1_000 {
+            || batch.workouts.count >= 1_000 || batch.documentBytes >= Self.documentBytesPerBatch {
             batch.bytesRead = bytesRead
             batch.samples.tables = caches.tables
             try flush(batch)
@@ -226,7 +232,7 @@ struct ExportParser {
         } else {
             let elementName = element.name.string
             report.elements[elementName, default: 0] += 1
-            let builder = GenericBuilder(element)
+            let builder = GenericBuilder(element, budget: &genericBudget)
             if element.isSelfClosing { try finishGeneric(builder) } else { generic = builder }
         }
     }
@@ -262,7 +268,7 @@ struct ExportParser {
             return
         }
         if generic != nil {
-            generic?.addChild(element)
+            generic?.addChild(element, budget: &genericBudget)
             return
         }
         // A child whose parent was skipped as malformed.
@@ -336,7 +342,7 @@ struct ExportParser {
                 batch.routes.append((route, points))
                 report.routePoints += points.count
             }
-            pendingRoutes += fileRoutes
+            for (route, path) in fileRoutes { routeFile(route, path) }
         case .failure(let error):
             if strict {
                 throw HealthError(.importMalformed, "line \(builder.line), byte \(builder.offset): Workout \(error.message) (stopped: --strict)")
@@ -346,6 +352,12 @@ struct ExportParser {
     }
 
     private mutating func finishGeneric(_ builder: GenericBuilder) throws {
+        if builder.truncated {
+            report.skip(builder.name, line: builder.line, offset: builder.offset,
+                        reason: "kept \(builder.keptBytes) bytes of it; dropped \(builder.droppedChildren) child elements and "
+                            + "\(builder.droppedAttributes) attributes over the limit (\(GenericBuilder.Limits.maximumBytesPerElement) "
+                            + "bytes per element, \(GenericBuilder.Limits.maximumBytesPerImport) per import)")
+        }
         let object = builder.object()
         let attributes = builder.attributes
         func date(_ key: String) -> Date? {
@@ -392,6 +404,7 @@ struct ExportParser {
             pendingClinical.append((document, path))
         } else {
             batch.documents.append(document)
+            batch.documentBytes += json.utf8.count
         }
     }
 }

@@ -32,6 +32,9 @@ public struct ImportReport: Sendable, Codable, Hashable {
     public var correlationsInserted = 0
     public var documentsInserted = 0
     public var routePoints = 0
+    /// Seconds the route reader spent reading, inflating and scanning GPX files, on its own thread alongside the
+    /// XML parser (nil in reports of older versions).
+    public var routeSeconds: Double?
     /// Files the XML refers to (GPX routes, FHIR resources) that the export does not contain.
     public var routesMissing: [String] = []
     public var skippedCount = 0

@@ -96,10 +96,18 @@ struct RecordBuilder {
         }
         guard hasSourceName else { return .failure(HealthError(.importMalformed, "has no sourceName")) }
         if !beats.isEmpty {
-            let list: [[String: Any]] = beats.map { ["bpm": $0.bpm.map { $0 as Any } ?? NSNull(), "time": $0.time] }
-            if let data = try? JSONSerialization.data(withJSONObject: list, options: [.sortedKeys]) {
-                metadata.add(key: "HKHeartRateVariabilityBeats", string: String(decoding: data, as: UTF8.self))
+            // `[{"bpm":62,"time":"6:14:48.94 PM"},…]`, written directly (JSONSerialization cost 0.5 ms per record).
+            var list = "["
+            list.reserveCapacity(beats.count * 36)
+            for (index, beat) in beats.enumerated() {
+                list += index == 0 ? "{\"bpm\":" : ",{\"bpm\":"
+                if let bpm = beat.bpm { JSONText.appendNumber(bpm, to: &list) } else { list += "null" }
+                list += ",\"time\":"
+                JSONText.appendString(beat.time, to: &list)
+                list += "}"
             }
+            list += "]"
+            metadata.add(key: "HKHeartRateVariabilityBeats", string: list)
         }
         var kind = SampleBatch.ValueKind.none
         var number = 0.0

@@ -1,5 +1,6 @@
 import Foundation
 import HealthModel
+import HealthStore
 import HealthXML
 
 /// A `Workout` being read, with its events, statistics, activities and routes (inline `Location` points or a GPX
@@ -32,7 +33,7 @@ struct WorkoutBuilder {
         var end: Double?
         var file: String?
         var metadata: [String: String] = [:]
-        var points: [RoutePoint] = []
+        var points = RoutePointColumns()
     }
 
     init(_ element: XMLStartElement, caches: inout ParserCaches) {
@@ -113,8 +114,8 @@ struct WorkoutBuilder {
                 routes[index].metadata[key] = element.attribute(named: "value")?.string ?? ""
             } else if name == "FileReference" {
                 routes[index].file = element.attribute(named: "path")?.string
-            } else if name == "Location", let point = Self.location(element) {
-                routes[index].points.append(point)
+            } else if name == "Location" {
+                Self.appendLocation(element, to: &routes[index].points)
             }
         case .activity(let index):
             if name == "MetadataEntry", let key = element.attribute(named: "key")?.string {
@@ -151,24 +152,26 @@ struct WorkoutBuilder {
             unit: element.attribute(named: "unit")?.string)
     }
 
-    static func location(_ element: XMLStartElement) -> RoutePoint? {
-        guard let time = date(element, "date"), let lat = element.attribute(named: "latitude")?.double,
-              let lon = element.attribute(named: "longitude")?.double else { return nil }
-        return RoutePoint(time: time, latitude: lat, longitude: lon,
-                          elevation: element.attribute(named: "altitude")?.double,
-                          speed: element.attribute(named: "speed")?.double,
-                          course: element.attribute(named: "course")?.double,
-                          horizontalAccuracy: element.attribute(named: "horizontalAccuracy")?.double,
-                          verticalAccuracy: element.attribute(named: "verticalAccuracy")?.double)
+    /// An inline `Location` point (exports before iOS 13); one without a date or coordinates is left out.
+    static func appendLocation(_ element: XMLStartElement, to points: inout RoutePointColumns) {
+        guard let time = element.attribute(named: "date").flatMap({ ExportDate.parse($0.rawBytes) })?.seconds,
+              let lat = element.attribute(named: "latitude")?.double,
+              let lon = element.attribute(named: "longitude")?.double else { return }
+        points.append(time: time, latitude: lat, longitude: lon,
+                      elevation: element.attribute(named: "altitude")?.double ?? .nan,
+                      speed: element.attribute(named: "speed")?.double ?? .nan,
+                      course: element.attribute(named: "course")?.double ?? .nan,
+                      horizontalAccuracy: element.attribute(named: "horizontalAccuracy")?.double ?? .nan,
+                      verticalAccuracy: element.attribute(named: "verticalAccuracy")?.double ?? .nan)
     }
 
     /// The workout, the routes whose points came inline, and the routes to read from GPX files.
-    func build() -> Result<(HealthWorkout, [(UUID, [RoutePoint])], [(route: UUID, path: String)]), HealthError> {
+    func build() -> Result<(HealthWorkout, [(UUID, RoutePointColumns)], [(route: UUID, path: String)]), HealthError> {
         guard !activityType.isEmpty else { return .failure(HealthError(.importMalformed, "has no workoutActivityType")) }
         guard let start, let end, end.seconds >= start.seconds else {
             return .failure(HealthError(.importMalformed, "has no readable, ordered startDate/endDate" + (badDate.map { " ('\($0)')" } ?? "")))
         }
-        var inline: [(UUID, [RoutePoint])] = []
+        var inline: [(UUID, RoutePointColumns)] = []
         var files: [(route: UUID, path: String)] = []
         var routeSummaries: [HealthWorkout.Route] = []
         for route in routes {
@@ -197,64 +200,5 @@ struct WorkoutBuilder {
             utcOffset: start.offset, totalDistance: totalDistance, totalEnergyBurned: totalEnergy, events: events,
             statistics: statistics, activities: activities, routes: routeSummaries)
         return .success((workout, inline, files))
-    }
-}
-
-/// Any other top-level element (Me, ExportDate, ActivitySummary, ClinicalRecord, Audiogram, VisionPrescription, or one
-/// this version does not know), kept whole as a JSON object: attributes as keys (numbers as numbers), children as
-/// arrays under their element name.
-struct GenericBuilder {
-    final class Node {
-        let name: String
-        var attributes: [String: String]
-        var children: [Node] = []
-        init(name: String, attributes: [String: String]) { self.name = name; self.attributes = attributes }
-    }
-
-    let name: String
-    let attributes: [String: String]
-    private let root: Node
-    private var stack: [Node]
-
-    init(_ element: XMLStartElement) {
-        name = element.name.string
-        attributes = Self.attributes(element)
-        root = Node(name: name, attributes: attributes)
-        stack = [root]
-    }
-
-    static func attributes(_ element: XMLStartElement) -> [String: String] {
-        var result: [String: String] = [:]
-        for attribute in element.attributes { result[attribute.name.string] = attribute.value.string }
-        return result
-    }
-
-    mutating func addChild(_ element: XMLStartElement) {
-        let node = Node(name: element.name.string, attributes: Self.attributes(element))
-        stack.last?.children.append(node)
-        if !element.isSelfClosing { stack.append(node) }
-    }
-
-    mutating func endChild(_ element: XMLEndElement) {
-        if stack.count > 1 { stack.removeLast() }
-    }
-
-    func object() -> [String: Any] { Self.object(root, includeName: name != "ActivitySummary") }
-
-    static func object(_ node: Node, includeName: Bool) -> [String: Any] {
-        var result: [String: Any] = [:]
-        if includeName { result["element"] = node.name }
-        for (key, value) in node.attributes {
-            if let number = Double(value), number.isFinite, !value.contains(" ") { result[key] = number } else { result[key] = value }
-        }
-        var grouped: [String: [[String: Any]]] = [:]
-        for child in node.children { grouped[child.name, default: []].append(object(child, includeName: false)) }
-        for (key, values) in grouped { result[key] = values }
-        return result
-    }
-
-    static func json(_ object: [String: Any]) -> String {
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return "{}" }
-        return String(decoding: data, as: UTF8.self)
     }
 }

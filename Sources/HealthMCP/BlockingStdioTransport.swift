@@ -11,7 +11,8 @@ import Darwin
 #endif
 
 /// MCP's stdio transport without polling: newline-delimited JSON-RPC messages read from stdin by a blocking `read(2)`
-/// on a dedicated thread, written to stdout with `write(2)` on a serial queue.
+/// on a dedicated thread, written to stdout with `write(2)` by the actor itself (one message at a time, no thread
+/// hop: a reply leaves as soon as it is encoded).
 ///
 /// The SDK's `StdioTransport` puts stdin in non-blocking mode and sleeps 10 ms whenever no data is waiting, which adds
 /// up to 10 ms to every request a client sends after a pause — about 2 s over 200 sequential calls. Here a message
@@ -29,7 +30,6 @@ public actor BlockingStdioTransport: Transport {
     private let output: Int32
     private let messages: AsyncThrowingStream<Data, any Error>
     private let continuation: AsyncThrowingStream<Data, any Error>.Continuation
-    private let writer = DispatchQueue(label: "healthbridge.mcp.stdout")
     private var connected = false
     private var started = false
 
@@ -66,17 +66,9 @@ public actor BlockingStdioTransport: Transport {
         guard connected else { throw MCPError.connectionClosed }
         var framed = data
         framed.append(UInt8(ascii: "\n"))
-        let message = framed, fd = output
-        try await withCheckedThrowingContinuation { (resume: CheckedContinuation<Void, any Error>) in
-            writer.async {
-                do {
-                    try Self.writeAll(fd: fd, message)
-                    resume.resume()
-                } catch {
-                    resume.resume(throwing: error)
-                }
-            }
-        }
+        // The actor serialises writes, so messages never interleave. A write blocks only while the pipe to the client
+        // is full, which holds back nothing but further writes.
+        try Self.writeAll(fd: output, framed)
     }
 
     public func receive() -> AsyncThrowingStream<Data, any Error> {

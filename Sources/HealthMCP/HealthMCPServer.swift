@@ -45,9 +45,10 @@ public enum HealthMCPServer {
         return server
     }
 
-    /// Serves MCP on stdin/stdout until stdin closes. Logs go to the logger (stderr), never to stdout.
+    /// Serves MCP on stdin/stdout until stdin closes. Logs go to the logger (stderr), never to stdout. Tool calls are
+    /// answered by ``ToolCallTransport`` without the SDK's decoding round trips; everything else goes to the SDK.
     public static func runStdio(toolbox: HealthToolbox, logger: Logger) async throws {
-        let transport = BlockingStdioTransport(logger: logger)
+        let transport = ToolCallTransport(BlockingStdioTransport(logger: logger), toolbox: toolbox, logger: logger)
         let server = await make(toolbox: toolbox)
         try await server.start(transport: transport)
         logger.info("MCP server on stdio")

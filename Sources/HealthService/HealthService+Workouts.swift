@@ -264,13 +264,16 @@ extension HealthService {
             },
             route: nil, routePoints: [], routeOffset: offset)
         if let route = workout.routes.first {
-            let all = try await store.routePoints(route.uuid, offset: 0, limit: max(route.pointCount, 100_000))
-            detail.route = service.routeSummary(all, route: route)
+            // The summary reads every point as columns; only the page's points become values.
+            let all = try await store.routeColumns(route.uuid, offset: 0, limit: .max)
+            detail.route = service.routeSummary(RouteSummary(all), route: route)
             let end = min(all.count, offset + limit)
             if offset < end {
-                detail.routePoints = all[offset..<end].map {
-                    WorkoutDetail.RoutePointRecord(time: service.iso($0.time), latitude: $0.latitude,
-                                                   longitude: $0.longitude, elevationM: $0.elevation, speedMps: $0.speed)
+                detail.routePoints = (offset..<end).map { index in
+                    let point = all[index]
+                    return WorkoutDetail.RoutePointRecord(time: service.iso(point.time), latitude: point.latitude,
+                                                          longitude: point.longitude, elevationM: point.elevation,
+                                                          speedMps: point.speed)
                 }
             }
             if limit > 0, end < all.count { detail.nextRouteOffset = max(end, offset) }
@@ -325,50 +328,24 @@ extension HealthService {
         }
     }
 
-    /// Distance along the track, elevation gain with a 5 m hysteresis (so that GPS noise does not add up to a
-    /// climb), bounds, average speed and pace.
-    func routeSummary(_ points: [RoutePoint], route: HealthWorkout.Route) -> WorkoutDetail.RouteSummary {
-        var summary = WorkoutDetail.RouteSummary(pointCount: points.count, start: iso(points.first?.time ?? route.start),
-                                                 end: iso(points.last?.time ?? route.end))
-        guard let first = points.first else { return summary }
-        var distance = 0.0, gain = 0.0
-        var reference = first.elevation
-        var minLat = first.latitude, maxLat = first.latitude, minLon = first.longitude, maxLon = first.longitude
-        var minEle = first.elevation, maxEle = first.elevation
-        for (previous, point) in zip(points, points.dropFirst()) {
-            distance += Self.haversine(previous, point)
-            if let e = point.elevation {
-                if let r = reference {
-                    if e - r >= 5 { gain += e - r; reference = e } else if e < r { reference = e }
-                } else {
-                    reference = e
-                }
-                minEle = min(minEle ?? e, e)
-                maxEle = max(maxEle ?? e, e)
-            }
-            minLat = min(minLat, point.latitude); maxLat = max(maxLat, point.latitude)
-            minLon = min(minLon, point.longitude); maxLon = max(maxLon, point.longitude)
+    /// The engine's route summary in the result's units and zone.
+    func routeSummary(_ summary: RouteSummary, route: HealthWorkout.Route) -> WorkoutDetail.RouteSummary {
+        var result = WorkoutDetail.RouteSummary(
+            pointCount: summary.pointCount,
+            start: iso(summary.start.map(Date.init(timeIntervalSince1970:)) ?? route.start),
+            end: iso(summary.end.map(Date.init(timeIntervalSince1970:)) ?? route.end))
+        guard summary.pointCount > 0 else { return result }
+        result.distanceKm = summary.distanceMeters / 1000
+        result.elevationGainM = summary.elevationGainMeters
+        result.minElevationM = summary.minElevationMeters
+        result.maxElevationM = summary.maxElevationMeters
+        result.averageSpeedMps = summary.averageSpeedMetersPerSecond
+        result.paceMinPerKm = summary.paceMinutesPerKilometer
+        result.bounds = summary.bounds.map {
+            WorkoutDetail.RouteSummary.Bounds(minLatitude: $0.minLatitude, maxLatitude: $0.maxLatitude, minLongitude: $0.minLongitude,
+                  maxLongitude: $0.maxLongitude)
         }
-        summary.distanceKm = distance / 1000
-        if minEle != nil { summary.elevationGainM = gain }
-        summary.minElevationM = minEle
-        summary.maxElevationM = maxEle
-        let seconds = (points.last?.time ?? first.time).timeIntervalSince(first.time)
-        if seconds > 0, distance > 10 {
-            summary.averageSpeedMps = distance / seconds
-            summary.paceMinPerKm = seconds / 60 / (distance / 1000)
-        }
-        summary.bounds = .init(minLatitude: minLat, maxLatitude: maxLat, minLongitude: minLon, maxLongitude: maxLon)
-        return summary
-    }
-
-    /// Great-circle distance in meters.
-    static func haversine(_ a: RoutePoint, _ b: RoutePoint) -> Double {
-        let r = 6_371_000.0
-        let φ1 = a.latitude * .pi / 180, φ2 = b.latitude * .pi / 180
-        let Δφ = (b.latitude - a.latitude) * .pi / 180, Δλ = (b.longitude - a.longitude) * .pi / 180
-        let h = sin(Δφ / 2) * sin(Δφ / 2) + cos(φ1) * cos(φ2) * sin(Δλ / 2) * sin(Δλ / 2)
-        return 2 * r * atan2(sqrt(h), sqrt(max(0, 1 - h)))
+        return result
     }
 }
 

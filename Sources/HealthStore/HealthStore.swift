@@ -30,6 +30,9 @@ public protocol HealthStore: Sendable {
     func save(documents: [HealthDocument]) async throws -> SaveResult
     /// Replaces the points of a route.
     func saveRoute(_ route: UUID, points: [RoutePoint]) async throws
+    /// Replaces the points of a route, given as columns: the bulk path of an import. The default implementation
+    /// converts them to ``RoutePoint`` values.
+    func saveRoute(_ route: UUID, columns: RoutePointColumns) async throws
     /// Deletes objects by UUID, leaving tombstones. Returns how many were deleted.
     @discardableResult
     func delete(uuids: [UUID]) async throws -> Int
@@ -49,7 +52,11 @@ public protocol HealthStore: Sendable {
     func sample(syncIdentifier: String, sourceKey: String) async throws -> HealthSample?
     func workouts(_ query: WorkoutQuery) async throws -> [HealthWorkout]
     func workout(_ uuid: UUID) async throws -> HealthWorkout?
+    /// The points `[offset, offset + limit)` of a route, in order; empty for an unknown route.
     func routePoints(_ route: UUID, offset: Int, limit: Int) async throws -> [RoutePoint]
+    /// The same points as columns, for computations over a whole route (summaries) without an object per point.
+    /// The default implementation converts ``routePoints(_:offset:limit:)``.
+    func routeColumns(_ route: UUID, offset: Int, limit: Int) async throws -> RoutePointColumns
     func correlations(type: String, start: Date?, end: Date?, limit: Int?) async throws -> [HealthCorrelation]
     func documents(kind: HealthDocument.Kind, start: Date?, end: Date?, limit: Int?) async throws -> [HealthDocument]
     /// Streams the rows the statistics engine needs, in ascending start order, values converted to `unit`.
@@ -120,6 +127,14 @@ extension HealthStore {
     @discardableResult
     public func save(_ batch: SampleBatch) async throws -> SaveResult {
         try await save(batch.samples)
+    }
+
+    public func saveRoute(_ route: UUID, columns: RoutePointColumns) async throws {
+        try await saveRoute(route, points: columns.points)
+    }
+
+    public func routeColumns(_ route: UUID, offset: Int, limit: Int) async throws -> RoutePointColumns {
+        RoutePointColumns(try await routePoints(route, offset: offset, limit: limit))
     }
 
     /// The sources of `type` in priority order, with their sample counts.

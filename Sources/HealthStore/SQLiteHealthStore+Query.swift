@@ -298,15 +298,19 @@ extension SQLiteHealthStore {
     }
 
     public func routePoints(_ route: UUID, offset: Int, limit: Int) async throws -> [RoutePoint] {
+        try await routeColumns(route, offset: offset, limit: limit).points
+    }
+
+    /// Unpacks only the requested points of the route's packed row.
+    public func routeColumns(_ route: UUID, offset: Int, limit: Int) async throws -> RoutePointColumns {
         try await read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT time, lat, lon, ele, speed, course, h_acc, v_acc FROM route_points
-                WHERE route = ? AND idx >= ? ORDER BY idx LIMIT ?
-                """, arguments: [route.blob, max(0, offset), max(0, limit)]).map { row in
-                RoutePoint(time: Date(timeIntervalSince1970: row[0]), latitude: row[1], longitude: row[2],
-                           elevation: row[3], speed: row[4], course: row[5], horizontalAccuracy: row[6],
-                           verticalAccuracy: row[7])
+            guard let packed = try Data.fetchOne(db, sql: "SELECT points FROM routes WHERE uuid = ?",
+                                                 arguments: [route.blob]) else { return RoutePointColumns() }
+            guard let columns = packed.withUnsafeBytes({ RoutePointColumns(packed: $0, offset: offset, limit: limit) })
+            else {
+                throw HealthError(.internalError, "the stored points of route \(route) are not readable")
             }
+            return columns
         }
     }
 

@@ -96,20 +96,19 @@ extension SQLiteHealthStore {
     }
 
     public func saveRoute(_ route: UUID, points: [RoutePoint]) async throws {
-        try await write { db in try self.insert(route: route, points: points, db) }
+        try await saveRoute(route, columns: RoutePointColumns(points))
     }
 
-    func insert(route: UUID, points: [RoutePoint], _ db: Database) throws {
-        try db.execute(sql: "DELETE FROM route_points WHERE route = ?", arguments: [route.blob])
-        let statement = try db.cachedStatement(sql: """
-            INSERT INTO route_points (route, idx, time, lat, lon, ele, speed, course, h_acc, v_acc)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
-        for (index, point) in points.enumerated() {
-            try statement.execute(arguments: [route.blob, index, point.time.timeIntervalSince1970, point.latitude,
-                                              point.longitude, point.elevation, point.speed, point.course,
-                                              point.horizontalAccuracy, point.verticalAccuracy])
-        }
+    /// Stores the route's points packed in one row (``RoutePointColumns/packed()``), replacing any earlier ones.
+    public func saveRoute(_ route: UUID, columns: RoutePointColumns) async throws {
+        let packed = columns.packed()
+        let count = columns.count
+        try await write { db in try self.insert(route: route, count: count, packed: packed, db) }
+    }
+
+    func insert(route: UUID, count: Int, packed: Data, _ db: Database) throws {
+        try db.cachedStatement(sql: "INSERT OR REPLACE INTO routes (uuid, count, points) VALUES (?, ?, ?)")
+            .execute(arguments: [route.blob, count, packed])
     }
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 extension SQLiteHealthStore {
@@ -110,6 +111,40 @@ extension SQLiteHealthStore {
                 ) WITHOUT ROWID;
                 """)
         }
+        // Route points packed per route (RoutePointColumns) instead of a row per point: one row written per route on
+        // import, one read per summary. The rows of older stores are packed here.
+        migrator.registerMigration("v2-route-columns") { db in
+            try db.execute(sql: """
+                CREATE TABLE routes (
+                    id INTEGER PRIMARY KEY,
+                    uuid BLOB NOT NULL UNIQUE,
+                    count INTEGER NOT NULL,
+                    points BLOB NOT NULL
+                )
+                """)
+            try packLegacyRoutePoints(db)
+            try db.execute(sql: "DROP TABLE route_points")
+        }
         return migrator
+    }
+
+    /// Packs the `route_points` rows of a version-1 store into `routes`, route by route.
+    static func packLegacyRoutePoints(_ db: Database) throws {
+        let routes = try Data.fetchAll(db, sql: "SELECT DISTINCT route FROM route_points")
+        let rows = try db.makeStatement(sql: """
+            SELECT time, lat, lon, ele, speed, course, h_acc, v_acc FROM route_points WHERE route = ? ORDER BY idx
+            """)
+        for route in routes {
+            var columns = RoutePointColumns()
+            let cursor = try Row.fetchCursor(rows, arguments: [route])
+            while let row = try cursor.next() {
+                let optional: (Int) -> Double = { index in (row[index] as Double?) ?? .nan }
+                columns.append(time: row[0], latitude: row[1], longitude: row[2], elevation: optional(3),
+                               speed: optional(4), course: optional(5), horizontalAccuracy: optional(6),
+                               verticalAccuracy: optional(7))
+            }
+            try db.execute(sql: "INSERT INTO routes (uuid, count, points) VALUES (?, ?, ?)",
+                           arguments: [route, columns.count, columns.packed()])
+        }
     }
 }

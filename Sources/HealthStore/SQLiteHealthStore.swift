@@ -54,13 +54,31 @@ public final class SQLiteHealthStore: HealthStore {
                     try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path + suffix)
                 }
             }
-            try Self.migrator.migrate(writer)
+            try Self.migrate(writer)
         } catch let error as HealthError {
             throw error
         } catch let error as DatabaseError {
             throw Self.storeError(error, location: location)
         } catch {
             throw HealthError(.storeUnavailable, "cannot open the store: \(error)")
+        }
+    }
+
+    /// Applies the migrations. Another process (an import and a server started together) may be creating or
+    /// upgrading the same store at that moment: a migration of ours then fails on tables that already exist, and is
+    /// tried again after a pause; the store is usable as soon as every migration is applied, whoever applied it.
+    static func migrate(_ writer: any DatabaseWriter) throws {
+        var attempts = 0
+        while true {
+            do {
+                try migrator.migrate(writer)
+                return
+            } catch {
+                attempts += 1
+                if try writer.read({ try migrator.hasCompletedMigrations($0) }) { return }
+                if attempts >= 5 { throw error }
+                Thread.sleep(forTimeInterval: 0.05 * Double(attempts))
+            }
         }
     }
 
@@ -112,7 +130,10 @@ public final class SQLiteHealthStore: HealthStore {
         try probe.read { db in
             let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
             if tables.isEmpty { return }
-            guard tables.contains("grdb_migrations"), tables.contains("samples") else {
+            // A store another process is creating right now has the migrations table and nothing applied yet.
+            let applied = tables.contains("grdb_migrations")
+                ? Set(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")) : nil
+            guard let applied, applied.isEmpty ? tables == ["grdb_migrations"] : tables.contains("samples") else {
                 throw HealthError(.storeUnavailable,
                                   "\(url.path) is an SQLite database of another application, not a HealthBridge store; nothing was changed")
             }

@@ -364,7 +364,12 @@ struct SampleTypeRegistryTests {
         #expect(WorkoutActivityType.named("hiit")?.rawValue == 63)
         #expect(WorkoutActivityType.named("HKWorkoutActivityTypeCycling")?.exportName == "HKWorkoutActivityTypeCycling")
         #expect(WorkoutActivityType.named("HKWorkoutActivityTypeFutureSport") == nil)
-        #expect(WorkoutActivityType.named("jogging") == nil)
+        #expect(WorkoutActivityType.named("spelunking") == nil)
+        // The short names people use (the agent bridge plan's run, walk, cycle).
+        for (alias, name) in [("run", "running"), ("jogging", "running"), ("walk", "walking"), ("cycle", "cycling"),
+                              ("swim", "swimming"), ("strength", "traditionalStrengthTraining")] {
+            #expect(WorkoutActivityType.named(alias)?.name == name, "\(alias)")
+        }
         #expect(WorkoutActivityType.named("") == nil)
         #expect(WorkoutActivityType.named("-1") == nil)
     }
