@@ -68,7 +68,8 @@ public struct ExportServer: Sendable {
         self.configuration = configuration
         self.identity = identity
         self.state = state
-        self.service = service
+        // Paired clients' writes are audited by the handlers, with the request id and the peer address.
+        self.service = service.auditing(to: nil)
         self.logger = logger
         self.audit = AuditLog(state: state, interval: configuration.auditFlushInterval, logger: logger)
         self.limiter = RateLimiter(rate: configuration.rateLimit)

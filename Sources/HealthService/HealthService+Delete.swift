@@ -76,6 +76,7 @@ extension HealthService {
         }
         for type in types { try await authorizeWrite(type) }
         let result = try await store.commit(StoreTransaction(deletions: targets))
+        await audit(.delete, types: types, count: result.deleted)
         return DeleteResult(deleted: result.deleted, uuids: targets.map(\.uuidString), anchor: String(result.anchor))
     }
 

@@ -185,6 +185,8 @@ extension HealthService {
         objects += workouts.map { .init(uuid: $0.uuid.uuidString, type: "workout") }
         let result = try await store.commit(StoreTransaction(deletions: deletions, samples: toSave,
                                                              correlations: correlations, workouts: workouts))
+        await audit(.write, types: toSave.map(\.type) + correlations.map(\.type) + workouts.map { _ in "workout" },
+                    count: result.saved.inserted + result.saved.replaced)
         return WriteResult(objects: objects, inserted: result.saved.inserted - result.saved.replaced,
                            replaced: result.saved.replaced + min(result.deleted, workouts.count + correlations.count),
                            unchanged: unchanged + result.saved.ignored, anchor: String(result.anchor))

@@ -30,6 +30,8 @@ public struct HealthService: Sendable {
     public var clock: @Sendable () -> Date
     /// Who the calls are made for. The owner unless an adapter says otherwise with ``acting(as:)``.
     public private(set) var principal: Principal
+    /// Where writes and deletes are reported (``auditing(to:)``).
+    public internal(set) var auditor: (any HealthAuditor)?
 
     public static let homeTimeZoneSetting = "home_time_zone"
 

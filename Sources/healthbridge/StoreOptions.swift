@@ -1,4 +1,5 @@
 import ArgumentParser
+import ExportServer
 import Foundation
 import HealthModel
 import HealthService
@@ -22,9 +23,13 @@ struct StoreOptions: ParsableArguments {
         try SQLiteHealthStore(location: .file(resolveHome().storeURL), logger: CLILog.logger)
     }
 
-    /// The service, acting for the owner (the person at this machine's command line).
+    /// The service, acting for the owner (the person at this machine's command line), reporting writes and deletes
+    /// to the data directory's audit log.
     func openService() async throws -> HealthService {
-        try await HealthService.open(store: try openStore())
+        let home = try resolveHome()
+        let store = try SQLiteHealthStore(location: .file(home.storeURL), logger: CLILog.logger)
+        return try await HealthService.open(store: store)
+            .auditing(to: ExportAuditor(state: try ExportState(home: home.directory), logger: CLILog.logger))
     }
 }
 

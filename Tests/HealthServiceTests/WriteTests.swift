@@ -177,4 +177,24 @@ import Testing
         let empty = try await service.changes(ChangesRequest(types: ["heartRate"], anchor: answer.anchor, wait: 0.2))
         #expect(empty.added.isEmpty && empty.deleted.isEmpty)
     }
+
+    @Test func everyWriteAndDeleteIsAuditedWithoutValues() async throws {
+        let auditor = RecordingAuditor()
+        let service = try await Self.owner().auditing(to: auditor)
+        _ = try await service.logFood(Self.meal)
+        _ = try await service.logFood(Self.meal)   // a retry writes nothing, and audits nothing
+        _ = try await service.logWater(250, at: "2024-06-30T10:00:00Z")
+        _ = try await service.delete(DeleteRequest(logId: "meal-1"))
+        let entries = await auditor.entries
+        #expect(entries.map(\.action) == [.write, .write, .delete])
+        #expect(entries.map(\.count) == [7, 1, 7])
+        #expect(entries[1].types == ["dietaryWater"])
+        #expect(entries.allSatisfy { $0.principal == .owner })
+        #expect(!"\(entries)".contains("250") && !"\(entries)".contains("320"), "never a value")
+    }
+}
+
+actor RecordingAuditor: HealthAuditor {
+    var entries: [WriteAuditEntry] = []
+    func record(_ entry: WriteAuditEntry) async { entries.append(entry) }
 }

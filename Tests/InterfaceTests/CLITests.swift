@@ -89,6 +89,13 @@ struct CLITests {
         let sharing = try await CLI.run(["sharing", "types", "--disable", "heartRate", "--json"], home: home)
         #expect(sharing.json?["types"] == ["stepCount"])
 
+        // Writes from the command line land in the audit log, without values.
+        let logged = try await CLI.run(["log", "water", "333", "--log-id", "g-1", "--json"], home: home)
+        #expect(logged.status == 0, "\(logged.stderr)")
+        let audit = try await CLI.run(["audit", "--json"], home: home)
+        #expect(audit.stdout.contains("data.write") && audit.stdout.contains("dietaryWater"))
+        #expect(!audit.stdout.contains("333"))
+
         let bad = try await CLI.run(["grants", "mcp", "--allow-read", "stepz", "--json"], home: home)
         #expect(bad.status == 1)
         #expect(bad.errorJSON?["error"]?["code"]?.stringValue == "HEALTH_INVALID_TYPE")

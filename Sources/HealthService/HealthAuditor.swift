@@ -1,0 +1,41 @@
+import HealthModel
+
+/// Where the service reports every write and delete, before it answers: who, which types, how many objects — never
+/// a value. The CLI, MCP and the OpenClaw node report to the audit log of the data directory (`healthbridge audit`);
+/// the HTTPS API writes its own entries, with the request id and the peer address.
+///
+/// ```swift
+/// let audited = service.auditing(to: auditor)
+/// ```
+public protocol HealthAuditor: Sendable {
+    func record(_ entry: WriteAuditEntry) async
+}
+
+/// One write or delete, as the audit log keeps it.
+public struct WriteAuditEntry: Sendable, Hashable {
+    public enum Action: String, Sendable, Hashable { case write, delete }
+    public var action: Action
+    public var principal: Principal
+    /// The types written or deleted, sorted.
+    public var types: [String]
+    /// How many objects.
+    public var count: Int
+
+    public init(action: Action, principal: Principal, types: [String], count: Int) {
+        self.action = action; self.principal = principal; self.types = types; self.count = count
+    }
+}
+
+extension HealthService {
+    /// The same service reporting its writes and deletes to `auditor` (nil: to nobody).
+    public func auditing(to auditor: (any HealthAuditor)?) -> HealthService {
+        var copy = self
+        copy.auditor = auditor
+        return copy
+    }
+
+    func audit(_ action: WriteAuditEntry.Action, types: some Sequence<String>, count: Int) async {
+        guard count > 0, let auditor else { return }
+        await auditor.record(WriteAuditEntry(action: action, principal: principal, types: Set(types).sorted(), count: count))
+    }
+}
