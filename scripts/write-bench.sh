@@ -21,7 +21,8 @@ if ! command -v wrk >/dev/null 2>&1; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk
 fi
 
-swift build -c release --scratch-path "$SCRATCH" --product healthbridge --product WriteBench >&2
+swift build -c release --scratch-path "$SCRATCH" --product healthbridge >&2
+swift build -c release --scratch-path "$SCRATCH" --product WriteBench >&2
 HB="$SCRATCH/release/healthbridge"
 
 echo "## HealthService (WriteBench)"

@@ -7,7 +7,7 @@ import Logging
 /// of its client id, as everywhere in the audit log.
 ///
 /// ```swift
-/// let service = try await HealthService.open(store: store).auditing(to: ExportAuditor(state: ExportState(home: home)))
+/// let service = try await HealthService.open(store: store).auditing(to: ExportAuditor(state: ExportState.open(home: home)))
 /// ```
 public struct ExportAuditor: HealthAuditor {
     public let state: ExportState

@@ -43,7 +43,7 @@ public final class ExportService: Service, Sendable {
 
     public func run() async throws {
         let (identity, created) = try ExportIdentity.loadOrCreate(home: home)
-        let state = try ExportState(home: home)
+        let state = try ExportState.open(home: home)
         let server = ExportServer(configuration: options.server, identity: identity, state: state,
                                   service: healthService, logger: logger)
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)

@@ -1,6 +1,7 @@
 import Crypto
 import ExportClient
 import Foundation
+import Synchronization
 import HealthModel
 import GRDB
 
@@ -16,16 +17,39 @@ public final class ExportState: Sendable {
     /// Consecutive wrong codes that burn the active codes.
     public static let maxCodeFailures = 5
 
+    /// The export state of a data directory, one per file in a process: SQLite's POSIX locks are per process, and a
+    /// second handle on the same file (opened and closed beside a live connection) would drop them.
+    ///
+    /// ```swift
+    /// let state = try ExportState.open(home: home.directory)
+    /// ```
+    public static func open(home: URL) throws -> ExportState {
+        let path = home.appendingPathComponent(fileName).standardizedFileURL.path
+        return try opened.withLock { table in
+            if let state = table[path] { return state }
+            let state = try ExportState(home: home)
+            table[path] = state
+            return state
+        }
+    }
+
+    static let opened = Mutex<[String: ExportState]>([:])
+
+    /// Opens the file (creating it 0600). Prefer ``open(home:)``: it shares one state per file in the process.
     public init(home: URL) throws {
         let url = home.appendingPathComponent(Self.fileName)
         self.url = url
-        // Create the file 0600 before SQLite does: its -wal and -shm files copy the database's permissions.
-        let fd = open(url.path, O_RDWR | O_CREAT, 0o600)
-        guard fd >= 0 else {
-            throw ExportServerError.state("cannot open \(url.path): \(String(cString: strerror(errno)))")
+        // Create the file 0600 before SQLite does (its -wal and -shm files copy the database's permissions); only when
+        // it does not exist yet, never beside a live connection.
+        if !FileManager.default.fileExists(atPath: url.path) {
+            let fd = Glibc.open(url.path, O_RDWR | O_CREAT | O_EXCL, 0o600)
+            if fd >= 0 {
+                fchmod(fd, 0o600)
+                close(fd)
+            } else if errno != EEXIST {
+                throw ExportServerError.state("cannot open \(url.path): \(String(cString: strerror(errno)))")
+            }
         }
-        fchmod(fd, 0o600)
-        close(fd)
         var config = Configuration()
         config.busyMode = .timeout(10)
         config.label = "export-state"

@@ -21,7 +21,7 @@ struct AuditCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let state = try ExportState(home: store.resolveHome().directory)
+        let state = try ExportState.open(home: store.resolveHome().directory)
         let events = try state.auditEvents(limit: limit)
         if json {
             try Output.json(events)

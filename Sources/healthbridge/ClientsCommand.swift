@@ -14,7 +14,7 @@ struct ClientsCommand: AsyncParsableCommand {
         @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            let state = try ExportState(home: store.resolveHome().directory)
+            let state = try ExportState.open(home: store.resolveHome().directory)
             let clients = try state.clients()
             if json {
                 try Output.json(clients.map { client in
@@ -43,7 +43,7 @@ struct ClientsCommand: AsyncParsableCommand {
         @Argument(help: "The client id (or a unique prefix of 4 characters or more), from `clients list`.") var id: String
 
         func run() async throws {
-            let state = try ExportState(home: store.resolveHome().directory)
+            let state = try ExportState.open(home: store.resolveHome().directory)
             guard let client = try state.revoke(id) else {
                 throw ValidationError("no client with id '\(id)'; see `healthbridge clients list`")
             }

@@ -34,7 +34,7 @@ struct PairCodeCommand: AsyncParsableCommand {
     func run() async throws {
         let home = try store.resolveHome().directory
         let (identity, _) = try ExportIdentity.loadOrCreate(home: home)
-        let state = try ExportState(home: home)
+        let state = try ExportState.open(home: home)
         let running = RuntimeInfo.load(home: home)
         if let running, running.fingerprint != identity.fingerprint {
             Output.stderr("warning: the running server presents another certificate (\(running.fingerprint)); restart it")

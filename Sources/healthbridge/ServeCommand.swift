@@ -103,7 +103,7 @@ struct SharedPieces: Sendable {
             let report = try await DemoGenerator(days: 60, end: Date(), timeZone: .current).populate(store)
             Output.stderr("Demo data: \(report.samples) samples and \(report.workouts) workouts over 60 days, up to now.")
         }
-        let audit = ExportAuditor(state: try ExportState(home: home.directory), logger: CLILog.logger)
+        let audit = ExportAuditor(state: try ExportState.open(home: home.directory), logger: CLILog.logger)
         return SharedPieces(home: home, service: try await HealthService.open(store: store).auditing(to: audit))
     }
 }

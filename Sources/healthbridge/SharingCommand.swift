@@ -34,7 +34,7 @@ struct SharingCommand: AsyncParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
-            let state = try ExportState(home: store.resolveHome().directory)
+            let state = try ExportState.open(home: store.resolveHome().directory)
             try state.setSharingState(.paused)
             Swift.print("Sharing paused: health endpoints answer 423 locked; the advertisement is withdrawn.")
         }
@@ -84,7 +84,7 @@ struct SharingCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let state = try ExportState(home: store.resolveHome().directory)
+            let state = try ExportState.open(home: store.resolveHome().directory)
             try state.setDeviceName(name)
             Swift.print("Device name: \(name ?? ProcessInfo.processInfo.hostName)")
         }
@@ -103,7 +103,7 @@ struct SharingCommand: AsyncParsableCommand {
 
     /// The export state and the service, with the shared types of an older version moved into the grants.
     static func open(_ store: StoreOptions) async throws -> (ExportState, HealthService) {
-        let state = try ExportState(home: store.resolveHome().directory)
+        let state = try ExportState.open(home: store.resolveHome().directory)
         let service = try await store.openService()
         try await state.adoptSharedTypes(into: service)
         return (state, service)

@@ -29,7 +29,7 @@ struct StoreOptions: ParsableArguments {
         let home = try resolveHome()
         let store = try SQLiteHealthStore(location: .file(home.storeURL), logger: CLILog.logger)
         return try await HealthService.open(store: store)
-            .auditing(to: ExportAuditor(state: try ExportState(home: home.directory), logger: CLILog.logger))
+            .auditing(to: ExportAuditor(state: try ExportState.open(home: home.directory), logger: CLILog.logger))
     }
 }
 
