@@ -30,6 +30,10 @@ public struct HealthError: Error, Sendable, Hashable, CustomStringConvertible {
         case importMalformed = "IMPORT_MALFORMED"
         /// The input is not an Apple Health export, or is unsafe to read (zip slip, decompression bomb).
         case importRejected = "IMPORT_REJECTED"
+        /// Too many requests (or too many failed attempts) from one client or address: retry after the time given.
+        case rateLimited = "HEALTH_RATE_LIMITED"
+        /// A request or its body is larger than the interface accepts.
+        case payloadTooLarge = "HEALTH_PAYLOAD_TOO_LARGE"
         /// Anything unexpected. The message says what.
         case internalError = "HEALTH_INTERNAL"
     }
