@@ -34,6 +34,17 @@ public struct ExportServerConfiguration: Sendable {
     /// A response must be read by the client within this time.
     public var responseTimeout: Duration = .seconds(30)
     public var maxConnections = 512
+    /// Open connections one peer address may hold: one host cannot take every connection.
+    public var maxConnectionsPerAddress = 64
+    /// A new connection must complete its TLS handshake and send a request head within this time.
+    public var handshakeTimeout: Duration = .seconds(10)
+    /// Failed authentications (missing, unknown or revoked tokens) one address may make in a row, and how many per
+    /// second it earns back; beyond them it is answered 429 without a token lookup. A rate of 0 disables.
+    public var failedAuthBurst: Double = 10
+    public var failedAuthRate: Double = 1
+    /// Repeated refusals (bad tokens, wrong pairing codes) from one address are written as one audit entry with a
+    /// count per window.
+    public var auditNoiseWindow: Duration = .seconds(10)
     /// The longest `start…end` range a data request may ask for.
     public var maxRange: TimeInterval = 366 * 86_400
     public var defaultLimit = 1_000
@@ -63,6 +74,8 @@ public struct ExportServer: Sendable {
     public let logger: Logger
     let limiter: RateLimiter
     let throttle: PairingThrottle
+    let failedAuth: FailedAuthThrottle
+    let connections: ConnectionLimiter
 
     public static let serverVersion = "0.1.0"
 
@@ -73,7 +86,10 @@ public struct ExportServer: Sendable {
         self.state = state
         self.service = service
         self.logger = logger
-        self.audit = AuditLog(state: state, interval: configuration.auditFlushInterval, logger: logger)
+        self.audit = AuditLog(state: state, interval: configuration.auditFlushInterval,
+                              noiseWindow: configuration.auditNoiseWindow, logger: logger)
+        self.failedAuth = FailedAuthThrottle(rate: configuration.failedAuthRate, burst: configuration.failedAuthBurst)
+        self.connections = ConnectionLimiter(perAddress: configuration.maxConnectionsPerAddress)
         self.limiter = RateLimiter(rate: configuration.rateLimit)
         self.throttle = PairingThrottle(freeFailures: configuration.pairingFreeFailures,
                                         base: configuration.pairingBackoff, maximum: configuration.pairingMaxBackoff)
@@ -87,8 +103,11 @@ public struct ExportServer: Sendable {
         throws -> some ApplicationProtocol
     {
         let guardTimeouts = (TimeAmount(configuration.requestTimeout), TimeAmount(configuration.responseTimeout))
+        let connections = self.connections
+        let handshakeTimeout = TimeAmount(configuration.handshakeTimeout)
         let http1 = HTTP1Channel.Configuration(
-            additionalChannelHandlers: [ConnectionGuard(requestTimeout: guardTimeouts.0, responseTimeout: guardTimeouts.1)],
+            additionalChannelHandlers: [ConnectionAdmission(limiter: connections, handshakeTimeout: handshakeTimeout),
+                                        ConnectionGuard(requestTimeout: guardTimeouts.0, responseTimeout: guardTimeouts.1)],
             idleTimeout: TimeAmount(configuration.idleTimeout),
             httpDecoderConfiguration: .init(maxHeaderFieldSize: 16 * 1024, maxHeaderListSize: 32 * 1024,
                                             maxHeaderFieldCount: 100))
@@ -142,7 +161,8 @@ public struct ExportServer: Sendable {
         if let retry = throttle.retryAfter(address) {
             audit.record(AuditEvent(event: .pairFailure, requestId: context.requestId, address: address,
                                     detail: .init(reason: "PAIR_BACKOFF")))
-            throw APIError(.tooManyRequests, "PAIR_BACKOFF",
+            context.trace.setReason("PAIR_BACKOFF")
+            throw APIError(.tooManyRequests, HealthError.Code.rateLimited.rawValue,
                            "too many wrong pairing codes from this address; wait \(retry) s", retryAfter: retry)
         }
         let body = try await request.body.collect(upTo: configuration.maxBodyBytes)
@@ -155,7 +175,7 @@ public struct ExportServer: Sendable {
         guard (1...64).contains(name.count), !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw APIError(.badRequest, "INVALID_ARGUMENT", "clientName must be 1 to 64 printable characters")
         }
-        let outcome = try await state.redeem(code: code, clientName: name)
+        let outcome = try await state.redeem(code: code, clientName: name, address: address)
         let failure: (String, String)
         switch outcome {
         case .paired(let token, let clientID):
@@ -176,6 +196,13 @@ public struct ExportServer: Sendable {
             failure = ("PAIR_CODE_BURNT", "this pairing code was burnt by too many wrong attempts; issue a new one")
         case .used:
             failure = ("PAIR_CODE_USED", "this pairing code was already used; issue a new one")
+        case .lockedOut(let retry):
+            audit.record(AuditEvent(event: .pairFailure, requestId: context.requestId, address: address,
+                                    detail: .init(reason: "PAIR_LOCKED_OUT")))
+            context.trace.setReason("PAIR_LOCKED_OUT")
+            throw APIError(.tooManyRequests, HealthError.Code.rateLimited.rawValue,
+                           "too many wrong pairing codes from this address; ask for a new code or wait \(retry) s",
+                           retryAfter: retry)
         }
         throttle.failed(address)
         audit.record(AuditEvent(event: .pairFailure, requestId: context.requestId, address: address,
@@ -313,6 +340,7 @@ final class RequestTrace: Sendable {
         value.withLock { $0.reason = reason; $0.types = types ?? $0.types }
     }
     var client: String? { value.withLock { $0.client } }
+    var reason: String? { value.withLock { $0.reason } }
     /// What the audit entry of a refused request says about it: a reason code and the type names involved.
     var detail: AuditEvent.Detail? {
         value.withLock { $0.reason == nil && $0.types == nil ? nil : AuditEvent.Detail(types: $0.types, reason: $0.reason) }
@@ -353,7 +381,7 @@ struct APIError: Error {
         case let error as any HTTPResponseError:
             switch error.status {
             case .contentTooLarge:
-                return APIError(.contentTooLarge, "PAYLOAD_TOO_LARGE", "the request body is larger than 64 KB")
+                return APIError(.contentTooLarge, HealthError.Code.payloadTooLarge.rawValue, "the request body is larger than 64 KB")
             case .notFound:
                 return APIError(.notFound, "NOT_FOUND", "no such endpoint")
             case .methodNotAllowed:
@@ -404,23 +432,34 @@ struct Gatekeeper: RouterMiddleware {
                     throw APIError(.badRequest, "BAD_REQUEST", "invalid Content-Length")
                 }
                 if value > server.configuration.maxBodyBytes {
-                    throw APIError(.contentTooLarge, "PAYLOAD_TOO_LARGE", "the request body is larger than 64 KB")
+                    throw APIError(.contentTooLarge, HealthError.Code.payloadTooLarge.rawValue, "the request body is larger than 64 KB")
                 }
             }
             if path != Self.pairPath {
+                let address = context.remoteAddress
+                if let retry = server.failedAuth.retryAfter(address) {
+                    context.trace.setReason("AUTH_BACKOFF")
+                    throw APIError(.tooManyRequests, HealthError.Code.rateLimited.rawValue,
+                                   "too many failed authentications from this address; wait \(retry) s", retryAfter: retry)
+                }
                 guard let token = Self.bearerToken(request), !token.isEmpty else {
+                    server.failedAuth.failed(address)
                     throw APIError(.unauthorized, "TOKEN_MISSING", "pair first: every endpoint needs `Authorization: Bearer <token>`")
                 }
                 let snapshot = try await server.state.snapshot(tokenHash: ExportState.tokenHash(token))
                 guard let client = snapshot.client else {
+                    server.failedAuth.failed(address)
                     throw APIError(.unauthorized, "TOKEN_INVALID", "unknown token; pair again")
                 }
                 context.trace.setClient(client.auditId)
                 guard !client.isRevoked else {
+                    server.failedAuth.failed(address)
                     throw APIError(.unauthorized, "TOKEN_REVOKED", "this client was revoked; pair again")
                 }
                 if case .limited(let retry) = server.limiter.check(client.id) {
-                    throw APIError(.tooManyRequests, "RATE_LIMITED", "more than \(Self.format(server.configuration.rateLimit)) requests per second",
+                    context.trace.setReason("RATE_LIMITED")
+                    throw APIError(.tooManyRequests, HealthError.Code.rateLimited.rawValue,
+                                   "more than \(Self.format(server.configuration.rateLimit)) requests per second",
                                    retryAfter: retry)
                 }
                 server.audit.clientSeen(client.id, at: Date())
@@ -430,7 +469,7 @@ struct Gatekeeper: RouterMiddleware {
             response = try await next(request, context)
         } catch {
             let apiError = APIError.from(error, logger: server.logger, requestId: requestId)
-            context.trace.setReason(apiError.code)
+            if context.trace.reason == nil { context.trace.setReason(apiError.code) }
             response = apiError.response(requestId: requestId)
         }
         response.headers[.xRequestID] = requestId
@@ -444,6 +483,16 @@ struct Gatekeeper: RouterMiddleware {
             method: request.method.rawValue.count <= 16 ? request.method.rawValue : "OTHER", route: route, status: status,
             decision: denied ? .denied : .allowed,
             detail: context.trace.detail))
+        // The entries of this request (its data read, its pairing) are durable before the answer leaves.
+        do {
+            try await server.audit.commit()
+        } catch {
+            server.logger.error("cannot write the audit log; withholding the answer", metadata: ["requestId": "\(requestId)"])
+            response = APIError(.serviceUnavailable, HealthError.Code.storeUnavailable.rawValue,
+                                "the audit log cannot be written; try again later").response(requestId: requestId)
+            response.headers[.xRequestID] = requestId
+            response.headers[.cacheControl] = "no-store"
+        }
         return response
     }
 

@@ -147,24 +147,27 @@ struct ExportFlowTests {
             let (once, _) = try harness.state.issuePairingCode()
             #expect(try await pair(once).status == 200)
             #expect(try await pair(once).errorCode == "PAIR_CODE_USED")
-            // Five wrong codes burn the active code; the right one then fails.
+            // Five wrong codes lock this address out (not the code: other addresses may still use it).
             let (code, _) = try harness.state.issuePairingCode()
             for attempt in 1...5 {
                 let wrong = try await pair("WRONG-\(attempt)")
                 #expect(wrong.status == 401)
                 #expect(wrong.errorCode == "PAIR_CODE_INVALID")
             }
-            let burnt = try await pair(code)
-            #expect(burnt.status == 401)
-            #expect(burnt.errorCode == "PAIR_CODE_BURNT")
+            let lockedOut = try await pair(code)
+            #expect(lockedOut.status == 429)
+            #expect(lockedOut.errorCode == HealthError.Code.rateLimited.rawValue)
+            #expect(Int(lockedOut.header("Retry-After") ?? "") ?? 0 >= 1)
             // Lowercase and without the dash is the same code.
             let (fresh, _) = try harness.state.issuePairingCode()
             #expect(try await pair(fresh.lowercased().replacingOccurrences(of: "-", with: "")).status == 200)
 
             await harness.server.audit.flush()
+            // Repeated failures are aggregated: one row per reason, with a count.
             let failures = try harness.state.auditEvents(limit: 100).filter { $0.event == .pairFailure }
-            #expect(failures.count == 8)
-            #expect(Set(failures.compactMap { $0.detail?.reason }) == ["PAIR_CODE_EXPIRED", "PAIR_CODE_USED", "PAIR_CODE_INVALID", "PAIR_CODE_BURNT"])
+            #expect(failures.count == 4)
+            #expect(failures.map { $0.detail?.count ?? 1 }.reduce(0, +) == 8)
+            #expect(Set(failures.compactMap { $0.detail?.reason }) == ["PAIR_CODE_EXPIRED", "PAIR_CODE_USED", "PAIR_CODE_INVALID", "PAIR_LOCKED_OUT"])
             #expect(failures.allSatisfy { $0.address == "127.0.0.1" && $0.client == nil })
         }
     }
@@ -182,7 +185,7 @@ struct ExportFlowTests {
                 statuses.append(reply.status)
                 if reply.status == 429 {
                     retryAfter = reply.header("Retry-After")
-                    #expect(reply.errorCode == "PAIR_BACKOFF")
+                    #expect(reply.errorCode == HealthError.Code.rateLimited.rawValue)
                 }
             }
             #expect(statuses == [401, 401, 401, 429, 429])
@@ -205,7 +208,7 @@ struct ExportFlowTests {
             #expect(statuses.filter { $0 == 200 }.count >= 2)
             #expect(Set(statuses).isSubset(of: [200, 429]))
             let limited = try #require(replies.all.first { $0.status == 429 })
-            #expect(limited.errorCode == "RATE_LIMITED")
+            #expect(limited.errorCode == HealthError.Code.rateLimited.rawValue)
             #expect(Int(limited.header("Retry-After") ?? "") ?? 0 >= 1)
             // Buckets are per client.
             #expect(try await harness.send("GET", "/api/v1/status", token: other.server.token).status == 200)
@@ -313,9 +316,9 @@ struct ExportFlowTests {
                 (try await get("types=stepCount&cursor=bm9wZQ&" + good), 400, "INVALID_CURSOR"),
                 (try await get("types=" + Array(repeating: "stepCount", count: 40).joined(separator: ",") + "&" + good), 400, "INVALID_ARGUMENT"),
                 (try await harness.send("POST", "/api/v1/health/data", token: token, headers: json,
-                                        body: Array(repeating: UInt8(ascii: " "), count: 70 * 1024)), 413, "PAYLOAD_TOO_LARGE"),
+                                        body: Array(repeating: UInt8(ascii: " "), count: 70 * 1024)), 413, "HEALTH_PAYLOAD_TOO_LARGE"),
                 (try await harness.send("POST", "/api/v1/pair", headers: json,
-                                        body: Array(repeating: UInt8(ascii: " "), count: 65 * 1024)), 413, "PAYLOAD_TOO_LARGE"),
+                                        body: Array(repeating: UInt8(ascii: " "), count: 65 * 1024)), 413, "HEALTH_PAYLOAD_TOO_LARGE"),
                 (try await harness.send("POST", "/api/v1/pair", headers: json, body: Array(#"{"code":"x"}"#.utf8)), 400, "BAD_REQUEST"),
                 (try await harness.send("POST", "/api/v1/pair", headers: json,
                                         body: Array(#"{"code":"ABCD1234","clientName":""}"#.utf8)), 400, "INVALID_ARGUMENT"),
