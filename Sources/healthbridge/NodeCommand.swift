@@ -39,10 +39,13 @@ struct NodeCommand: AsyncParsableCommand {
     @Option(name: .customLong("display-name"), help: "The name the gateway shows for this node (default: HealthBridge (hostname)).")
     var displayName: String?
 
+    @Flag(name: .customLong("allow-insecure-gateway"),
+          help: "Allow plain-text ws:// to a gateway that is not on this machine (the token and health data cross the network unencrypted).")
+    var allowInsecureGateway = false
+
     func validate() throws {
-        guard let components = URLComponents(string: gateway), let scheme = components.scheme?.lowercased(),
-              scheme == "ws" || scheme == "wss", let host = components.host, !host.isEmpty else {
-            throw ValidationError("--gateway must be ws://HOST:PORT or wss://HOST:PORT, got '\(gateway)'")
+        do { try GatewayURLPolicy.check(gateway, allowInsecure: allowInsecureGateway) } catch {
+            throw ValidationError("--gateway: \(error)")
         }
     }
 
@@ -54,9 +57,10 @@ struct NodeCommand: AsyncParsableCommand {
             .flatMap { $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : $0 }
         let gateway = gateway
         let displayName = displayName
+        let allowInsecure = allowInsecureGateway
         let task = Task {
             try await GatewayNode.run(gateway: gateway, token: token, home: home, service: service,
-                                      displayName: displayName, logger: logger)
+                                      displayName: displayName, allowInsecureGateway: allowInsecure, logger: logger)
         }
         let signals = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
             signal(number, SIG_IGN)

@@ -31,10 +31,18 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "An OpenClaw gateway to connect to as a health node, ws(s)://HOST:PORT (default: $OPENCLAW_GATEWAY_URL).")
     var gateway: String?
     @Option(help: "The gateway's token (default: $OPENCLAW_GATEWAY_TOKEN).") var gatewayToken: String?
+    @Flag(name: .customLong("allow-insecure-gateway"),
+          help: "Allow plain-text ws:// to a gateway that is not on this machine (the token and health data cross the network unencrypted).")
+    var allowInsecureGateway = false
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         if let token, token.count < 16 { throw ValidationError("--token must be at least 16 characters") }
+        if let gateway = gateway ?? ProcessInfo.processInfo.environment["OPENCLAW_GATEWAY_URL"] {
+            do { try GatewayURLPolicy.check(gateway, allowInsecure: allowInsecureGateway) } catch {
+                throw ValidationError("--gateway: \(error)")
+            }
+        }
     }
 
     func run() async throws {
@@ -54,7 +62,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let router = Router()
         ServeCommand.addRoutes(to: router, service: service, bearerToken: bearer, loopbackOnly: loopback)
-        let app = Application(router: router,
+        let app = Application(router: router, server: HealthMCPHTTP.httpServer(),
                               configuration: .init(address: .hostname(bind, port: port), serverName: "healthbridge"),
                               logger: CLILog.logger)
         let host = bind.contains(":") ? "[\(bind)]" : bind
@@ -62,12 +70,13 @@ struct ServeCommand: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         let gatewayURL = gateway ?? environment["OPENCLAW_GATEWAY_URL"]
         let gatewayToken = self.gatewayToken ?? environment["OPENCLAW_GATEWAY_TOKEN"]
+        let allowInsecureGateway = allowInsecureGateway
         try await withThrowingDiscardingTaskGroup { group in
             if let gatewayURL {
                 Output.stderr("OpenClaw node: connecting to \(gatewayURL)")
                 group.addTask {
                     try await GatewayNode.run(gateway: gatewayURL, token: gatewayToken, home: home, service: service,
-                                              logger: CLILog.logger)
+                                              allowInsecureGateway: allowInsecureGateway, logger: CLILog.logger)
                 }
             }
             try await api.run(alongside: app, home: home, service: service)
