@@ -387,7 +387,9 @@ struct APIError: Error {
             case .methodNotAllowed:
                 return APIError(.methodNotAllowed, "METHOD_NOT_ALLOWED", "method not allowed on this endpoint")
             default:
-                return APIError(error.status, "HTTP_\(error.status.code)", error.status.reasonPhrase)
+                // Any other refusal by the HTTP layer, in the closed vocabulary.
+                let code: ExportErrorCode = error.status.code < 500 ? .badRequest : .internal
+                return APIError(error.status, code.rawValue, error.status.reasonPhrase)
             }
         default:
             logger.error("request failed", metadata: ["requestId": "\(requestId)", "errorType": "\(type(of: error))"])

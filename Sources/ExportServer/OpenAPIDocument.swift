@@ -179,7 +179,8 @@ public enum OpenAPIDocument {
             ],
             "ErrorDetail": [
                 "type": "object", "required": ["code", "message"],
-                "properties": ["code": string, "message": string],
+                "properties": ["code": ["type": "string", "enum": .array(ExportErrorCode.vocabulary.map { .string($0) })],
+                               "message": string],
             ],
             "Error": [
                 "type": "object", "required": ["status", "error", "requestId"],
