@@ -74,7 +74,8 @@ public struct ExportServer: Sendable {
     public let logger: Logger
     let limiter: RateLimiter
     let throttle: PairingThrottle
-    let failedAuth: FailedAuthThrottle
+    /// Failed authentications per peer address.
+    let failedAuth: RateLimiter
     let connections: ConnectionLimiter
 
     public static let serverVersion = "0.1.0"
@@ -88,7 +89,7 @@ public struct ExportServer: Sendable {
         self.logger = logger
         self.audit = AuditLog(state: state, interval: configuration.auditFlushInterval,
                               noiseWindow: configuration.auditNoiseWindow, logger: logger)
-        self.failedAuth = FailedAuthThrottle(rate: configuration.failedAuthRate, burst: configuration.failedAuthBurst)
+        self.failedAuth = RateLimiter(rate: configuration.failedAuthRate, burst: configuration.failedAuthBurst)
         self.connections = ConnectionLimiter(perAddress: configuration.maxConnectionsPerAddress)
         self.limiter = RateLimiter(rate: configuration.rateLimit)
         self.throttle = PairingThrottle(freeFailures: configuration.pairingFreeFailures,
@@ -445,17 +446,17 @@ struct Gatekeeper: RouterMiddleware {
                                    "too many failed authentications from this address; wait \(retry) s", retryAfter: retry)
                 }
                 guard let token = Self.bearerToken(request), !token.isEmpty else {
-                    server.failedAuth.failed(address)
+                    server.failedAuth.charge(address)
                     throw APIError(.unauthorized, "TOKEN_MISSING", "pair first: every endpoint needs `Authorization: Bearer <token>`")
                 }
                 let snapshot = try await server.state.snapshot(tokenHash: ExportState.tokenHash(token))
                 guard let client = snapshot.client else {
-                    server.failedAuth.failed(address)
+                    server.failedAuth.charge(address)
                     throw APIError(.unauthorized, "TOKEN_INVALID", "unknown token; pair again")
                 }
                 context.trace.setClient(client.auditId)
                 guard !client.isRevoked else {
-                    server.failedAuth.failed(address)
+                    server.failedAuth.charge(address)
                     throw APIError(.unauthorized, "TOKEN_REVOKED", "this client was revoked; pair again")
                 }
                 if case .limited(let retry) = server.limiter.check(client.id) {
