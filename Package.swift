@@ -12,6 +12,10 @@ let package = Package(
         .library(name: "HealthImport", targets: ["HealthImport"]),
         .library(name: "HealthService", targets: ["HealthService"]),
         .library(name: "HealthMCP", targets: ["HealthMCP"]),
+        // For the fuzz targets (Fuzz/Package.swift), which depend on this package by path.
+        .library(name: "HealthXML", targets: ["HealthXML"]),
+        .library(name: "ExportClient", targets: ["ExportClient"]),
+        .library(name: "ExportServer", targets: ["ExportServer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
