@@ -5,7 +5,7 @@
 # Usage: scripts/fuzz.sh [SECONDS_PER_TARGET (default 60)] [TARGET…]
 #   FUZZ_SCRATCH   build directory (default .build-fuzz, ignored by git)
 #   FUZZ_FIXTURES  fixtures for the seeds (default ../shared/fixtures; the seeds are generated, never committed)
-#   FUZZ_JOBS      parallel workers per target (default 1)
+#   FUZZ_JOBS      parallel fuzzing processes per target (libFuzzer -fork; default 1)
 # Prints one line per target: executions, coverage (edges), features, corpus size; artifacts of a crash are kept
 # in $FUZZ_SCRATCH/artifacts.
 set -euo pipefail
@@ -57,9 +57,10 @@ for target in "${targets[@]}"; do
     FuzzXMLScanner) extra=(-max_len=65536) ;;
     *) extra=(-max_len=4096) ;;
   esac
+  if [ "$jobs" -gt 1 ]; then extra+=(-fork="$jobs"); fi
   set +e
   ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 "$bin/$target" "$corpus" "$seeds/$target" \
-    -max_total_time="$seconds" -timeout=20 -print_final_stats=1 -jobs="$jobs" -workers="$jobs" \
+    -max_total_time="$seconds" -timeout=20 -print_final_stats=1 \
     -artifact_prefix="$artifacts/$target-" "${extra[@]}" > "$log" 2>&1
   code=$?
   set -e
