@@ -2,7 +2,9 @@ import ExportClient
 import Foundation
 import HealthModel
 import NIOCore
+import NIOPosix
 import NIOSSL
+import NIOTLS
 import Testing
 @testable import ExportServer
 
@@ -134,6 +136,14 @@ struct HardeningTests {
         #expect(configuration.minimumTLSVersion == .tlsv12)
     }
 
+    @Test func aClientOfferingOnlyCBCSuitesIsRefused() async throws {
+        try await Harness.run { harness in
+            #expect(await TLSProbe.handshake(port: harness.port, suites: [.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA,
+                                                                         .TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA]) == false)
+            #expect(await TLSProbe.handshake(port: harness.port, suites: [.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256]) == true)
+        }
+    }
+
     // Finding 11: spreadsheet formulas in text cells are neutralised.
     @Test func csvCellsCannotBeFormulas() {
         let samples = [
@@ -178,5 +188,55 @@ struct HardeningTests {
         let found = ServiceBrowser.services(in: [(decoded, sender)], serviceType: service)
         #expect(found.count == 1)
         #expect(found.first?.txt == ["fp": "abcd", "api": "1", "flag": ""])
+    }
+}
+
+/// A TLS 1.2 client handshake offering only `suites`: true when it completes.
+enum TLSProbe {
+    final class Watcher: ChannelInboundHandler, Sendable {
+        typealias InboundIn = ByteBuffer
+        let done: EventLoopPromise<Bool>
+        init(done: EventLoopPromise<Bool>) { self.done = done }
+
+        func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+            if case .handshakeCompleted = event as? TLSUserEvent { done.succeed(true) }
+            context.fireUserInboundEventTriggered(event)
+        }
+
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            done.succeed(false)
+            context.close(promise: nil)
+        }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            done.succeed(false)
+            context.fireChannelInactive()
+        }
+    }
+
+    static func handshake(port: Int, suites: [NIOTLSCipher]) async -> Bool {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.certificateVerification = .none
+        configuration.maximumTLSVersion = .tlsv12
+        configuration.cipherSuiteValues = suites
+        guard let context = try? NIOSSLContext(configuration: configuration) else { return false }
+        let group = MultiThreadedEventLoopGroup.singleton
+        let done = group.any().makePromise(of: Bool.self)
+        do {
+            let channel = try await ClientBootstrap(group: group)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: context, serverHostname: nil))
+                        try channel.pipeline.syncOperations.addHandler(Watcher(done: done))
+                    }
+                }
+                .connect(host: "127.0.0.1", port: port).get()
+            let completed = (try? await done.futureResult.get()) ?? false
+            try? await channel.close()
+            return completed
+        } catch {
+            done.succeed(false)
+            return false
+        }
     }
 }
