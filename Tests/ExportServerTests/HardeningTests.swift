@@ -173,6 +173,30 @@ struct HardeningTests {
         #expect(OnLinkFilter.isOnLink([UInt8](repeating: 0, count: 10) + [0xFF, 0xFF, 192, 168, 1, 5], networks: [lan]))
     }
 
+    /// Found by FuzzDNSMessage: labels with invalid UTF-8 grow when re-encoded (U+FFFD is 3 bytes), which made a name
+    /// longer than 255 bytes, so the responder could echo a question it had accepted as an invalid one.
+    @Test func aDecodedMessageAlwaysReEncodesToAValidOne() throws {
+        let hex = "0000840000000001000000000b5f6865796e63045f" + String(repeating: "19", count: 91) + "0001000000000b5f6865796e63045f"
+            + String(repeating: "19", count: 55) + "ffffffffffff13e9" + String(repeating: "19", count: 54)
+            + "746370056c6f63616c00000c18000000000000000072000000780002c00c" + String(repeating: "19", count: 26)
+            + "746370056c6f63616c00000c18000000000000000072000000780002c00c"
+        var bytes: [UInt8] = []
+        var index = hex.startIndex
+        while index < hex.endIndex {
+            let next = hex.index(index, offsetBy: 2)
+            bytes.append(try #require(UInt8(hex[index..<next], radix: 16)))
+            index = next
+        }
+        #expect(bytes.count == 330)
+        let message = try DNSMessage.decode(bytes)
+        let again = try DNSMessage.decode(message.encode())
+        #expect(again.answers.count == message.answers.count)
+        // Long and non-ASCII names are cut at 255 bytes rather than written invalid.
+        let long = DNSName(labels: Array(repeating: String(repeating: "é", count: 40), count: 8))
+        let encoded = DNSMessage(questions: [DNSQuestion(name: long, type: 12)]).encode()
+        #expect(throws: Never.self) { try DNSMessage.decode(encoded) }
+    }
+
     @Test func txtEntriesWithoutAKeyAreIgnored() throws {
         let service = DNSName(labels: ["_healthsync", "_tcp", "local"])
         let instance = service.prepending("HealthBridge on studio")
