@@ -8,7 +8,10 @@ import PackageDescription
 let package = Package(
     name: "HealthBridgeFuzz",
     platforms: [.macOS(.v15)],
-    dependencies: [.package(name: "HealthBridge", path: "..")],
+    dependencies: [
+        .package(name: "HealthBridge", path: ".."),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
     targets: [
         .target(name: "FuzzSupport"),
         .executableTarget(name: "FuzzXMLScanner", dependencies: [
@@ -18,6 +21,7 @@ let package = Package(
             "FuzzSupport",
             .product(name: "HealthImport", package: "HealthBridge"),
             .product(name: "HealthStore", package: "HealthBridge"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "FuzzDNSMessage", dependencies: [
             "FuzzSupport", .product(name: "ExportClient", package: "HealthBridge"),

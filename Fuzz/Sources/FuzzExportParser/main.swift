@@ -2,6 +2,14 @@ import Foundation
 import FuzzSupport
 import HealthImport
 import HealthStore
+import Logging
+
+/// Logs nothing below critical: a line per input would slow the fuzzer down.
+let quiet: Logger = {
+    var logger = Logger(label: "fuzz.import")
+    logger.logLevel = .critical
+    return logger
+}()
 
 /// The whole importer (XML scanner, parser, builders, store) over arbitrary bytes written as an `export.xml`, into an
 /// in-memory store: any input may be refused with an error, none may crash.
@@ -17,7 +25,7 @@ func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         guard let store = try? SQLiteHealthStore.inMemory() else { return }
         var options = ImportOptions()
         options.batchSize = 64
-        _ = try? await ExportImporter(store: store, options: options).run(file)
+        _ = try? await ExportImporter(store: store, options: options, logger: quiet).run(file)
     }
     done.wait()
     return 0
