@@ -351,7 +351,7 @@ public final class ExportState: Sendable {
                                arguments: [Key.lastExport, String(lastExport.timeIntervalSince1970)])
             }
             if !events.isEmpty, let last = try Int64.fetchOne(db, sql: "SELECT max(id) FROM audit"),
-               last % Int64(Self.pruneEvery) < Int64(events.count) {
+               last % Int64(Self.pruneEvery) < Int64(events.count), last > Int64(keepAtMost) {
                 try Self.prune(db, keepAtMost: keepAtMost)
             }
         }
@@ -360,16 +360,15 @@ public final class ExportState: Sendable {
     /// How often (in inserted rows) ``append(_:lastSeen:lastExport:keepAtMost:)`` checks whether to prune.
     static let pruneEvery = 1000
 
-    /// Keeps at most `keepAtMost` request entries (`api.request`) and, apart from them, at most `keepAtMost`
-    /// security-relevant entries (`pair.*`, `data.read`): request noise, however much, never evicts a pairing or a
-    /// data read.
+    /// Keeps at most `keepAtMost` entries of each kind (`api.request`, `pair.success`, `pair.failure`, `data.read`):
+    /// request noise, however much, never evicts a pairing or a data read. Each kind is one walk of the
+    /// `(event, id)` index.
     static func prune(_ db: Database, keepAtMost: Int) throws {
-        let noise = AuditEvent.Kind.apiRequest.rawValue
-        for (condition, argument) in [("event = ?", noise), ("event <> ?", noise)] {
+        for kind in AuditEvent.Kind.allCases {
             if let boundary = try Int64.fetchOne(db, sql: """
-                SELECT id FROM audit WHERE \(condition) ORDER BY id DESC LIMIT 1 OFFSET ?
-                """, arguments: [argument, keepAtMost]) {
-                try db.execute(sql: "DELETE FROM audit WHERE \(condition) AND id <= ?", arguments: [argument, boundary])
+                SELECT id FROM audit WHERE event = ? ORDER BY id DESC LIMIT 1 OFFSET ?
+                """, arguments: [kind.rawValue, keepAtMost]) {
+                try db.execute(sql: "DELETE FROM audit WHERE event = ? AND id <= ?", arguments: [kind.rawValue, boundary])
             }
         }
     }
