@@ -186,7 +186,8 @@ public struct ExportServer: Sendable {
             audit.record(AuditEvent(event: .pairSuccess, requestId: context.requestId, client: hash, address: address,
                                     detail: .init(clientName: name)))
             logger.info("paired a new client", metadata: ["client": "\(hash)", "requestId": "\(context.requestId)"])
-            let answer = PairResponse(token: token, clientId: clientID, deviceName: try deviceName())
+            let deviceName = (try await state.currentSharing().deviceName) ?? configuration.defaultDeviceName
+            let answer = PairResponse(token: token, clientId: clientID, deviceName: deviceName)
             return Self.json(.ok, try JSONEncoder.exportWire.encode(answer))
         case .invalid(let burnt):
             failure = burnt ? ("PAIR_CODE_INVALID", "wrong pairing code; too many wrong codes: the active codes are burnt, issue a new one")
@@ -209,10 +210,6 @@ public struct ExportServer: Sendable {
         audit.record(AuditEvent(event: .pairFailure, requestId: context.requestId, address: address,
                                 detail: .init(reason: failure.0)))
         throw APIError(.unauthorized, failure.0, failure.1)
-    }
-
-    func deviceName() throws -> String {
-        (try state.sharing().deviceName) ?? configuration.defaultDeviceName
     }
 
     func status(_ context: ExportContext) async throws -> Response {

@@ -99,7 +99,7 @@ public final class ExportService: Service, Sendable {
             let identity = server.identity
             RuntimeInfo(host: host, port: port, bind: bind, fingerprint: identity.fingerprint,
                         pid: Int(getpid())).save(home: service.home)
-            var sharing = try server.state.sharing()
+            var sharing = try await server.state.currentSharing()
             console("""
                 Export API (HTTPS): https://\(host):\(port)\(ExportAPI.basePath)\(bind == "0.0.0.0" ? " (listening on every interface)" : "")
                 TLS certificate SHA-256: \(identity.fingerprint)\(created ? " (new identity)" : "")
@@ -141,7 +141,7 @@ public final class ExportService: Service, Sendable {
                 } catch {
                     break
                 }
-                guard let now = try? server.state.sharing() else { continue }
+                guard let now = try? await server.state.currentSharing() else { continue }
                 if now.state != sharing.state {
                     switch now.state {
                     case .paused:

@@ -286,6 +286,11 @@ public final class ExportState: Sendable {
         try pool.read { db in Self.sharing(try Self.settings(db)) }
     }
 
+    /// ``sharing()`` for async code: never blocks a thread of the cooperative pool waiting for a reader.
+    public func currentSharing() async throws -> Sharing {
+        try await pool.read { db in Self.sharing(try Self.settings(db)) }
+    }
+
     public func setSharingState(_ state: SharingState) throws {
         try setSetting(Key.sharingState, state.rawValue)
     }
