@@ -12,6 +12,10 @@ let package = Package(
         .library(name: "HealthImport", targets: ["HealthImport"]),
         .library(name: "HealthService", targets: ["HealthService"]),
         .library(name: "HealthMCP", targets: ["HealthMCP"]),
+        // For the fuzz targets (Fuzz/Package.swift), which depend on this package by path.
+        .library(name: "HealthXML", targets: ["HealthXML"]),
+        .library(name: "ExportClient", targets: ["ExportClient"]),
+        .library(name: "ExportServer", targets: ["ExportServer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -149,7 +153,9 @@ let package = Package(
         .testTarget(name: "HealthServiceTests", dependencies: ["HealthService", "HealthStore", "HealthModel", "HealthDemo"]),
         .testTarget(name: "HealthMCPTests", dependencies: ["HealthMCP", "HealthService", "HealthStore", "HealthModel",
                                                            "HealthDemo", .product(name: "MCP", package: "swift-sdk"),
-                                                           .product(name: "Hummingbird", package: "hummingbird")]),
+                                                           .product(name: "Hummingbird", package: "hummingbird"),
+                                                           .product(name: "NIOCore", package: "swift-nio"),
+                                                           .product(name: "NIOPosix", package: "swift-nio")]),
         .testTarget(name: "ExportServerTests", dependencies: ["ExportServer", "ExportClient", "HealthService", "HealthStore",
                                                               "HealthModel", "HealthDemo",
                                                               .product(name: "Hummingbird", package: "hummingbird"),

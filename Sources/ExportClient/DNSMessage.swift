@@ -103,18 +103,27 @@ public struct DNSMessage: Sendable, Hashable {
 
     // MARK: Encoding (no compression)
 
+    /// The wire form. Always a valid message, whatever the values: labels are cut to 63 bytes and names to 255 (a
+    /// label decoded from invalid UTF-8 grows when re-encoded), TXT data to 65,535 bytes, sections to 65,535 records.
     public func encode() -> [UInt8] {
         var out: [UInt8] = []
         func u16(_ v: UInt16) { out.append(UInt8(v >> 8)); out.append(UInt8(v & 0xFF)) }
         func u32(_ v: UInt32) { u16(UInt16(v >> 16)); u16(UInt16(v & 0xFFFF)) }
         func name(_ n: DNSName, into buffer: inout [UInt8]) {
+            var total = 0
             for label in n.labels {
                 let bytes = Array(label.utf8.prefix(63))
+                guard !bytes.isEmpty else { continue }  // an empty label would end the name early
+                guard total + bytes.count + 1 <= 255 else { break }
                 buffer.append(UInt8(bytes.count))
                 buffer += bytes
+                total += bytes.count + 1
             }
             buffer.append(0)
         }
+        let limit = Int(UInt16.max)
+        let questions = self.questions.prefix(limit), answers = self.answers.prefix(limit)
+        let authorities = self.authorities.prefix(limit), additionals = self.additionals.prefix(limit)
         u16(id); u16(flags)
         u16(UInt16(questions.count)); u16(UInt16(answers.count)); u16(UInt16(authorities.count)); u16(UInt16(additionals.count))
         for question in questions {
@@ -122,7 +131,7 @@ public struct DNSMessage: Sendable, Hashable {
             u16(question.type)
             u16(1 | (question.unicastResponse ? 0x8000 : 0))
         }
-        for record in answers + authorities + additionals {
+        for record in Array(answers) + Array(authorities) + Array(additionals) {
             name(record.name, into: &out)
             u16(record.data.type)
             u16(1 | (record.cacheFlush ? 0x8000 : 0))
@@ -138,10 +147,11 @@ public struct DNSMessage: Sendable, Hashable {
                 if strings.isEmpty { rdata.append(0) }
                 for string in strings {
                     let bytes = Array(string.utf8.prefix(255))
+                    guard rdata.count + 1 + bytes.count <= limit else { break }
                     rdata.append(UInt8(bytes.count)); rdata += bytes
                 }
             case .a(let bytes), .aaaa(let bytes), .other(_, let bytes):
-                rdata = bytes
+                rdata = Array(bytes.prefix(limit))
             }
             u16(UInt16(rdata.count))
             out += rdata

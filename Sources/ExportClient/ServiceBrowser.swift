@@ -105,8 +105,17 @@ public enum ServiceBrowser {
             if found.isEmpty, let ip = instances[instance]?.ipAddress { found = [ip] }
             var fields: [String: String] = [:]
             for entry in txt[instance] ?? [] {
-                let parts = entry.split(separator: "=", maxSplits: 1)
-                fields[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
+                // RFC 6763 §6.4: `key=value`, `key` alone (a boolean), and no key at all (`=…`, empty) is ignored.
+                let key: Substring, value: Substring
+                if let equals = entry.firstIndex(of: "=") {
+                    key = entry[..<equals]
+                    value = entry[entry.index(after: equals)...]
+                } else {
+                    key = entry[...]
+                    value = ""
+                }
+                guard !key.isEmpty, fields[String(key)] == nil else { continue }
+                fields[String(key)] = String(value)
             }
             return DiscoveredService(instance: instance.labels.first ?? instance.description, host: target.description,
                                      port: Int(port), addresses: found, txt: fields)

@@ -36,6 +36,17 @@ public struct ExportServerConfiguration: Sendable {
     /// A response must be read by the client within this time.
     public var responseTimeout: Duration = .seconds(30)
     public var maxConnections = 512
+    /// Open connections one peer address may hold: one host cannot take every connection.
+    public var maxConnectionsPerAddress = 64
+    /// A new connection must complete its TLS handshake and send a request head within this time.
+    public var handshakeTimeout: Duration = .seconds(10)
+    /// Failed authentications (missing, unknown or revoked tokens) one address may make in a row, and how many per
+    /// second it earns back; beyond them it is answered 429 without a token lookup. A rate of 0 disables.
+    public var failedAuthBurst: Double = 10
+    public var failedAuthRate: Double = 1
+    /// Repeated refusals (bad tokens, wrong pairing codes) from one address are written as one audit entry with a
+    /// count per window.
+    public var auditNoiseWindow: Duration = .seconds(10)
     /// Wrong pairing codes from one address that are free before backing off, the first back-off and its cap (s).
     public var pairingFreeFailures = 3
     public var pairingBackoff: Double = 2
@@ -60,6 +71,9 @@ public struct ExportServer: Sendable {
     public let logger: Logger
     let limiter: RateLimiter
     let throttle: PairingThrottle
+    /// Failed authentications per peer address.
+    let failedAuth: RateLimiter
+    let connections: ConnectionLimiter
 
     public static let serverVersion = HealthBridgeVersion.current
 
@@ -71,7 +85,10 @@ public struct ExportServer: Sendable {
         // Paired clients' writes are audited by the handlers, with the request id and the peer address.
         self.service = service.auditing(to: nil)
         self.logger = logger
-        self.audit = AuditLog(state: state, interval: configuration.auditFlushInterval, logger: logger)
+        self.audit = AuditLog(state: state, interval: configuration.auditFlushInterval,
+                              noiseWindow: configuration.auditNoiseWindow, logger: logger)
+        self.failedAuth = RateLimiter(rate: configuration.failedAuthRate, burst: configuration.failedAuthBurst)
+        self.connections = ConnectionLimiter(perAddress: configuration.maxConnectionsPerAddress)
         self.limiter = RateLimiter(rate: configuration.rateLimit)
         self.throttle = PairingThrottle(freeFailures: configuration.pairingFreeFailures,
                                         base: configuration.pairingBackoff, maximum: configuration.pairingMaxBackoff)
@@ -85,8 +102,11 @@ public struct ExportServer: Sendable {
         throws -> some ApplicationProtocol
     {
         let guardTimeouts = (TimeAmount(configuration.requestTimeout), TimeAmount(configuration.responseTimeout))
+        let connections = self.connections
+        let handshakeTimeout = TimeAmount(configuration.handshakeTimeout)
         let http1 = HTTP1Channel.Configuration(
-            additionalChannelHandlers: [ConnectionGuard(requestTimeout: guardTimeouts.0, responseTimeout: guardTimeouts.1)],
+            additionalChannelHandlers: [ConnectionAdmission(limiter: connections, handshakeTimeout: handshakeTimeout),
+                                        ConnectionGuard(requestTimeout: guardTimeouts.0, responseTimeout: guardTimeouts.1)],
             idleTimeout: TimeAmount(configuration.idleTimeout),
             httpDecoderConfiguration: .init(maxHeaderFieldSize: 16 * 1024, maxHeaderListSize: 32 * 1024,
                                             maxHeaderFieldCount: 100))
@@ -157,6 +177,7 @@ public struct ExportServer: Sendable {
         if let retry = throttle.retryAfter(address) {
             audit.record(AuditEvent(event: .pairFailure, requestId: context.requestId, address: address,
                                     detail: .init(reason: "PAIR_BACKOFF")))
+            context.trace.setReason("PAIR_BACKOFF")
             throw APIError(.tooManyRequests, .rateLimited,
                            "too many wrong pairing codes from this address; wait \(retry) s", retryAfter: retry)
         }
@@ -170,7 +191,7 @@ public struct ExportServer: Sendable {
         guard (1...64).contains(name.count), !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw APIError(.badRequest, .invalidArgument, "clientName must be 1 to 64 printable characters")
         }
-        let outcome = try await state.redeem(code: code, clientName: name)
+        let outcome = try await state.redeem(code: code, clientName: name, address: address)
         let failure: (String, String)
         switch outcome {
         case .paired(let token, let clientID):
@@ -180,7 +201,8 @@ public struct ExportServer: Sendable {
             audit.record(AuditEvent(event: .pairSuccess, requestId: context.requestId, client: hash, address: address,
                                     detail: .init(clientName: name)))
             logger.info("paired a new client", metadata: ["client": "\(hash)", "requestId": "\(context.requestId)"])
-            let answer = PairResponse(token: token, clientId: clientID, deviceName: try deviceName())
+            let deviceName = (try await state.currentSharing().deviceName) ?? configuration.defaultDeviceName
+            let answer = PairResponse(token: token, clientId: clientID, deviceName: deviceName)
             return Self.json(.ok, try JSONEncoder.wire.encode(answer))
         case .invalid(let burnt):
             failure = burnt ? ("PAIR_CODE_INVALID", "wrong pairing code; too many wrong codes: the active codes are burnt, issue a new one")
@@ -191,15 +213,18 @@ public struct ExportServer: Sendable {
             failure = ("PAIR_CODE_BURNT", "this pairing code was burnt by too many wrong attempts; issue a new one")
         case .used:
             failure = ("PAIR_CODE_USED", "this pairing code was already used; issue a new one")
+        case .lockedOut(let retry):
+            audit.record(AuditEvent(event: .pairFailure, requestId: context.requestId, address: address,
+                                    detail: .init(reason: "PAIR_LOCKED_OUT")))
+            context.trace.setReason("PAIR_LOCKED_OUT")
+            throw APIError(.tooManyRequests, .rateLimited,
+                           "too many wrong pairing codes from this address; ask for a new code or wait \(retry) s",
+                           retryAfter: retry)
         }
         throttle.failed(address)
         audit.record(AuditEvent(event: .pairFailure, requestId: context.requestId, address: address,
                                 detail: .init(reason: failure.0)))
         throw APIError(.unauthorized, .unauthenticated, failure.1)
-    }
-
-    func deviceName() throws -> String {
-        (try state.sharing().deviceName) ?? configuration.defaultDeviceName
     }
 
     func status(_ context: ExportContext) async throws -> Response {
@@ -292,6 +317,7 @@ final class RequestTrace: Sendable {
         value.withLock { $0.reason = reason; $0.types = types ?? $0.types }
     }
     var client: String? { value.withLock { $0.client } }
+    var reason: String? { value.withLock { $0.reason } }
     /// What the audit entry of a refused request says about it: a reason code and the type names involved.
     var detail: AuditEvent.Detail? {
         value.withLock { $0.reason == nil && $0.types == nil ? nil : AuditEvent.Detail(types: $0.types, reason: $0.reason) }
@@ -374,7 +400,9 @@ struct APIError: Error {
             case .methodNotAllowed:
                 return APIError(.methodNotAllowed, .invalidArgument, "method not allowed on this endpoint")
             default:
-                return APIError(error.status, .invalidArgument, error.status.reasonPhrase)
+                // Any other refusal by the HTTP layer, in the one vocabulary.
+                return APIError(error.status, error.status.code < 500 ? .invalidArgument : .internalError,
+                                error.status.reasonPhrase)
             }
         default:
             logger.error("request failed", metadata: ["requestId": "\(requestId)", "errorType": "\(type(of: error))"])
@@ -437,19 +465,30 @@ struct Gatekeeper: RouterMiddleware {
                 }
             }
             if path != Self.pairPath {
+                let address = context.remoteAddress
+                if let retry = server.failedAuth.retryAfter(address) {
+                    context.trace.setReason("AUTH_BACKOFF")
+                    throw APIError(.tooManyRequests, .rateLimited,
+                                   "too many failed authentications from this address; wait \(retry) s", retryAfter: retry)
+                }
                 guard let token = Self.bearerToken(request), !token.isEmpty else {
+                    server.failedAuth.charge(address)
                     throw APIError(.unauthorized, .unauthenticated, "pair first: every endpoint needs `Authorization: Bearer <token>`")
                 }
                 let snapshot = try await server.state.snapshot(tokenHash: ExportState.tokenHash(token))
                 guard let client = snapshot.client else {
+                    server.failedAuth.charge(address)
                     throw APIError(.unauthorized, .unauthenticated, "unknown token; pair again")
                 }
                 context.trace.setClient(client.auditId)
                 guard !client.isRevoked else {
+                    server.failedAuth.charge(address)
                     throw APIError(.unauthorized, .unauthenticated, "this client was revoked; pair again")
                 }
                 if case .limited(let retry) = server.limiter.check(client.id) {
-                    throw APIError(.tooManyRequests, .rateLimited, "more than \(Self.format(server.configuration.rateLimit)) requests per second",
+                    context.trace.setReason("RATE_LIMITED")
+                    throw APIError(.tooManyRequests, .rateLimited,
+                                   "more than \(Self.format(server.configuration.rateLimit)) requests per second",
                                    retryAfter: retry)
                 }
                 server.audit.clientSeen(client.id, at: Date())
@@ -459,7 +498,7 @@ struct Gatekeeper: RouterMiddleware {
             response = try await next(request, context)
         } catch {
             let apiError = APIError.from(error, logger: server.logger, requestId: requestId)
-            context.trace.setReason(apiError.code, types: apiError.error.deniedTypes)
+            if context.trace.reason == nil { context.trace.setReason(apiError.code, types: apiError.error.deniedTypes) }
             response = apiError.response(requestId: requestId)
         }
         response.headers[.xRequestID] = requestId
@@ -473,6 +512,16 @@ struct Gatekeeper: RouterMiddleware {
             method: request.method.rawValue.count <= 16 ? request.method.rawValue : "OTHER", route: route, status: status,
             decision: denied ? .denied : .allowed,
             detail: context.trace.detail))
+        // The entries of this request (its data read, its pairing) are durable before the answer leaves.
+        do {
+            try await server.audit.commit()
+        } catch {
+            server.logger.error("cannot write the audit log; withholding the answer", metadata: ["requestId": "\(requestId)"])
+            response = APIError(.serviceUnavailable, .storeUnavailable,
+                                "the audit log cannot be written; try again later").response(requestId: requestId)
+            response.headers[.xRequestID] = requestId
+            response.headers[.cacheControl] = "no-store"
+        }
         return response
     }
 

@@ -91,7 +91,7 @@ public final class ExportService: Service, Sendable {
             RuntimeInfo(host: host, port: port, bind: bind, fingerprint: identity.fingerprint,
                         pid: Int(getpid())).save(home: service.home)
             try await server.state.adoptSharedTypes(into: service.healthService)
-            var sharing = try server.state.sharing()
+            var sharing = try await server.state.currentSharing()
             var shared = try await service.healthService.grants(for: .allDevices).read
             console("""
                 Export API (HTTPS): https://\(host):\(port)\(ExportAPI.basePath)\(bind == "0.0.0.0" ? " (listening on every interface)" : "")
@@ -134,7 +134,7 @@ public final class ExportService: Service, Sendable {
                 } catch {
                     break
                 }
-                guard let now = try? server.state.sharing() else { continue }
+                guard let now = try? await server.state.currentSharing() else { continue }
                 if now.state != sharing.state {
                     switch now.state {
                     case .paused:

@@ -14,7 +14,7 @@ public final class ExportState: Sendable {
     public let url: URL
 
     public static let fileName = "export.sqlite"
-    /// Consecutive wrong codes that burn the active codes.
+    /// Wrong codes from one address that lock that address out of pairing.
     public static let maxCodeFailures = 5
 
     /// The export state of a data directory, one per file in a process: SQLite's POSIX locks are per process, and a
@@ -53,6 +53,8 @@ public final class ExportState: Sendable {
         var config = Configuration()
         config.busyMode = .timeout(10)
         config.label = "export-state"
+        // Every commit is fsync'd: an audit entry written before an answer leaves survives a crash or power loss.
+        config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         do {
             pool = try DatabasePool(path: url.path, configuration: config)
             try Self.migrator.migrate(pool)
@@ -97,6 +99,17 @@ public final class ExportState: Sendable {
                 CREATE TABLE setting (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
                 """)
         }
+        migrator.registerMigration("v2") { db in
+            // Pruning by kind; wrong pairing codes counted per address.
+            try db.execute(sql: """
+                CREATE INDEX audit_event ON audit (event, id);
+                CREATE TABLE pair_failure (
+                    address TEXT PRIMARY KEY NOT NULL,
+                    failures INTEGER NOT NULL,
+                    last_at REAL NOT NULL
+                );
+                """)
+        }
         return migrator
     }
 
@@ -137,6 +150,8 @@ public final class ExportState: Sendable {
         let expires = now.addingTimeInterval(lifetime)
         try pool.write { db in
             try db.execute(sql: "DELETE FROM pair_code WHERE expires_at < ?", arguments: [now.timeIntervalSince1970 - 86_400])
+            // A new code gives every address a fresh budget of wrong codes.
+            try db.execute(sql: "DELETE FROM pair_failure")
             try db.execute(sql: "INSERT INTO pair_code (code_hash, created_at, expires_at) VALUES (?, ?, ?)",
                            arguments: [Data(Self.codeHash(String(code))), now.timeIntervalSince1970, expires.timeIntervalSince1970])
         }
@@ -152,14 +167,34 @@ public final class ExportState: Sendable {
         case burnt
         /// The code was already used.
         case used
+        /// This address sent ``ExportState/maxCodeFailures`` wrong codes: it may not redeem any code until a new one
+        /// is issued or `retryAfter` seconds have passed. Other addresses are not affected.
+        case lockedOut(retryAfter: Int)
     }
 
-    /// Redeems a code: on success marks it used and creates a client whose token only the caller sees. A wrong code
-    /// counts against every active code; the fifth burns them.
-    public func redeem(code: String, clientName: String, now: Date = Date()) async throws -> Redemption {
+    /// How long an address that sent too many wrong codes stays locked out (unless a new code is issued sooner).
+    public static let lockout: TimeInterval = 900
+    /// Wrong codes from all addresses together that burn the active codes: a guard against guessing from many
+    /// addresses, far above what a person mistyping or one hostile host can reach (each is locked out after
+    /// ``maxCodeFailures``). 1,000 guesses at a 40-bit code succeed with a probability below 10⁻⁹.
+    public static let maxTotalCodeFailures = 1_000
+
+    /// Redeems a code: on success marks it used and creates a client whose token only the caller sees. Wrong codes
+    /// are counted per address: the ``maxCodeFailures``-th locks that address out (``Redemption/lockedOut(retryAfter:)``)
+    /// without burning the code for anyone else; only ``maxTotalCodeFailures`` wrong codes in all burn the active codes.
+    public func redeem(code: String, clientName: String, address: String = "unknown",
+                       now: Date = Date()) async throws -> Redemption {
         let hash = Data(Self.codeHash(code))
         let t = now.timeIntervalSince1970
         return try await pool.write { db in
+            if let row = try Row.fetchOne(db, sql: "SELECT failures, last_at FROM pair_failure WHERE address = ?",
+                                          arguments: [address]) {
+                let failures: Int = row["failures"]
+                let last: Double = row["last_at"]
+                if failures >= Self.maxCodeFailures, t - last < Self.lockout {
+                    return .lockedOut(retryAfter: max(1, Int((Self.lockout - (t - last)).rounded(.up))))
+                }
+            }
             if let row = try Row.fetchOne(db, sql: "SELECT id, expires_at, state FROM pair_code WHERE code_hash = ?",
                                           arguments: [hash]) {
                 let state: String = row["state"]
@@ -170,6 +205,7 @@ public final class ExportState: Sendable {
                 default:
                     if expires <= t { return .expired }
                     try db.execute(sql: "UPDATE pair_code SET state = 'used' WHERE id = ?", arguments: [row["id"] as Int64])
+                    try db.execute(sql: "DELETE FROM pair_failure WHERE address = ?", arguments: [address])
                     let token = Self.newToken()
                     var generator = SystemRandomNumberGenerator()
                     let id = CertificateFingerprint.hex((0..<6).map { _ in UInt8.random(in: 0...255, using: &generator) })
@@ -178,13 +214,19 @@ public final class ExportState: Sendable {
                     return .paired(token: token, clientID: id)
                 }
             }
+            try db.execute(sql: """
+                INSERT INTO pair_failure (address, failures, last_at) VALUES (?, 1, ?)
+                ON CONFLICT(address) DO UPDATE SET
+                    failures = CASE WHEN ? - last_at >= ? THEN 1 ELSE failures + 1 END, last_at = excluded.last_at
+                """, arguments: [address, t, t, Self.lockout])
+            try db.execute(sql: "DELETE FROM pair_failure WHERE last_at < ?", arguments: [t - Self.lockout])
             try db.execute(sql: "UPDATE pair_code SET failures = failures + 1 WHERE state = 'active' AND expires_at > ?",
                            arguments: [t])
             let burnt = try Int.fetchOne(db, sql: "SELECT count(*) FROM pair_code WHERE state = 'active' AND failures >= ?",
-                                         arguments: [Self.maxCodeFailures]) ?? 0
+                                         arguments: [Self.maxTotalCodeFailures]) ?? 0
             if burnt > 0 {
                 try db.execute(sql: "UPDATE pair_code SET state = 'burnt' WHERE state = 'active' AND failures >= ?",
-                               arguments: [Self.maxCodeFailures])
+                               arguments: [Self.maxTotalCodeFailures])
             }
             return .invalid(burnt: burnt > 0)
         }
@@ -267,6 +309,11 @@ public final class ExportState: Sendable {
         try pool.read { db in Self.sharing(try Self.settings(db)) }
     }
 
+    /// ``sharing()`` for async code: never blocks a thread of the cooperative pool waiting for a reader.
+    public func currentSharing() async throws -> Sharing {
+        try await pool.read { db in Self.sharing(try Self.settings(db)) }
+    }
+
     public func setSharingState(_ state: SharingState) throws {
         try setSetting(Key.sharingState, state.rawValue)
     }
@@ -332,8 +379,24 @@ public final class ExportState: Sendable {
                                arguments: [Key.lastExport, String(lastExport.timeIntervalSince1970)])
             }
             if !events.isEmpty, let last = try Int64.fetchOne(db, sql: "SELECT max(id) FROM audit"),
-               last % 1000 < Int64(events.count), last > Int64(keepAtMost) {
-                try db.execute(sql: "DELETE FROM audit WHERE id <= ?", arguments: [last - Int64(keepAtMost)])
+               last % Int64(Self.pruneEvery) < Int64(events.count), last > Int64(keepAtMost) {
+                try Self.prune(db, keepAtMost: keepAtMost)
+            }
+        }
+    }
+
+    /// How often (in inserted rows) ``append(_:lastSeen:lastExport:keepAtMost:)`` checks whether to prune.
+    static let pruneEvery = 1000
+
+    /// Keeps at most `keepAtMost` entries of each kind (`api.request`, `pair.success`, `pair.failure`, `data.read`):
+    /// request noise, however much, never evicts a pairing or a data read. Each kind is one walk of the
+    /// `(event, id)` index.
+    static func prune(_ db: Database, keepAtMost: Int) throws {
+        for kind in AuditEvent.Kind.allCases {
+            if let boundary = try Int64.fetchOne(db, sql: """
+                SELECT id FROM audit WHERE event = ? ORDER BY id DESC LIMIT 1 OFFSET ?
+                """, arguments: [kind.rawValue, keepAtMost]) {
+                try db.execute(sql: "DELETE FROM audit WHERE event = ? AND id <= ?", arguments: [kind.rawValue, boundary])
             }
         }
     }

@@ -28,6 +28,8 @@ public final class MDNSResponder: Sendable {
         public var bindPort = ServiceBrowser.mdnsPort
         public var multicast = true
         public var ttl: UInt32 = 120
+        /// Which query sources get an answer: by default only on-link ones (RFC 6762 §11).
+        public var onLink = OnLinkFilter()
 
         public init(instanceName: String, hostName: String, port: Int, txt: [String], addresses: [String]? = nil) {
             self.instanceName = instanceName; self.hostName = hostName; self.port = port; self.txt = txt
@@ -206,6 +208,8 @@ public final class MDNSResponder: Sendable {
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             let envelope = unwrapInboundIn(data)
+            // Off-link sources get nothing: no reflection of a 40-byte query into a 300-byte answer across networks.
+            guard responder.configuration.onLink.accepts(envelope.remoteAddress) else { return }
             guard envelope.data.readableBytes <= 9000,
                   let query = try? DNSMessage.decode(Array(envelope.data.readableBytesView)) else { return }
             let sourcePort = envelope.remoteAddress.port ?? 0

@@ -2,7 +2,9 @@ import Foundation
 import Synchronization
 
 /// A token bucket per key (a client id, or an address for unauthenticated requests): `rate` requests per second
-/// with bursts of up to `burst`. A rate of 0 disables limiting.
+/// with bursts of up to `burst`. A rate of 0 disables limiting. The export API uses one per client for requests
+/// (``check(_:now:)``) and one per address for failed authentications (``charge(_:now:)`` on each failure,
+/// ``retryAfter(_:now:)`` before looking a token up).
 public final class RateLimiter: Sendable {
     public let rate: Double
     public let burst: Double
@@ -25,25 +27,55 @@ public final class RateLimiter: Sendable {
         case limited(retryAfter: Int)
     }
 
+    /// Takes a token for `key` when one is left.
     public func check(_ key: String, now: Double = ProcessInfo.processInfo.systemUptime) -> Decision {
         guard rate > 0 else { return .allowed }
         return buckets.withLock { buckets in
-            if buckets.count >= Self.maxKeys, buckets[key] == nil {
-                // Forget buckets that have refilled: they behave exactly like new ones.
-                buckets = buckets.filter { $0.value.tokens + (now - $0.value.updated) * rate < burst }
-                if buckets.count >= Self.maxKeys { buckets.removeAll() }
-            }
-            var bucket = buckets[key] ?? Bucket(tokens: burst, updated: now)
-            bucket.tokens = min(burst, bucket.tokens + (now - bucket.updated) * rate)
-            bucket.updated = now
+            var bucket = refilled(&buckets, key, now: now)
+            defer { buckets[key] = bucket }
             if bucket.tokens >= 1 {
                 bucket.tokens -= 1
-                buckets[key] = bucket
                 return .allowed
             }
-            buckets[key] = bucket
-            return .limited(retryAfter: max(1, Int(((1 - bucket.tokens) / rate).rounded(.up))))
+            return .limited(retryAfter: retryAfter(bucket))
         }
+    }
+
+    /// Seconds until `key` has a token again, or nil when it has one now. Takes nothing.
+    public func retryAfter(_ key: String, now: Double = ProcessInfo.processInfo.systemUptime) -> Int? {
+        guard rate > 0 else { return nil }
+        return buckets.withLock { buckets in
+            guard let bucket = buckets[key] else { return nil }
+            let tokens = min(burst, bucket.tokens + (now - bucket.updated) * rate)
+            return tokens >= 1 ? nil : retryAfter(Bucket(tokens: tokens, updated: now))
+        }
+    }
+
+    /// Takes a token for `key` whether or not one is left (the count never goes below zero): counting failures.
+    public func charge(_ key: String, now: Double = ProcessInfo.processInfo.systemUptime) {
+        guard rate > 0 else { return }
+        buckets.withLock { buckets in
+            var bucket = refilled(&buckets, key, now: now)
+            bucket.tokens = max(0, bucket.tokens - 1)
+            buckets[key] = bucket
+        }
+    }
+
+    /// The bucket of `key` refilled up to `now`; makes room when too many keys are kept.
+    private func refilled(_ buckets: inout [String: Bucket], _ key: String, now: Double) -> Bucket {
+        if buckets.count >= Self.maxKeys, buckets[key] == nil {
+            // Forget buckets that have refilled: they behave exactly like new ones.
+            buckets = buckets.filter { $0.value.tokens + (now - $0.value.updated) * rate < burst }
+            if buckets.count >= Self.maxKeys { buckets.removeAll() }
+        }
+        var bucket = buckets[key] ?? Bucket(tokens: burst, updated: now)
+        bucket.tokens = min(burst, bucket.tokens + (now - bucket.updated) * rate)
+        bucket.updated = now
+        return bucket
+    }
+
+    private func retryAfter(_ bucket: Bucket) -> Int {
+        max(1, Int(((1 - bucket.tokens) / rate).rounded(.up)))
     }
 }
 

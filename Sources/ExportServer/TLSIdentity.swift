@@ -98,13 +98,24 @@ public struct ExportIdentity: Sendable {
         self.notValidAfter = certificate.notValidAfter
     }
 
-    /// The server TLS configuration: TLS 1.2 minimum (1.3 negotiated when the client offers it).
+    /// The TLS 1.2 suites the server offers: forward-secret AEAD only (AES-GCM, ChaCha20-Poly1305), no CBC, no SHA-1
+    /// MAC, no static RSA key exchange. TLS 1.3 suites are all AEAD and are not affected by this list.
+    public static let tls12CipherSuites: [NIOTLSCipher] = [
+        .TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, .TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
+        .TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
+        .TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, .TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
+        .TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
+    ]
+
+    /// The server TLS configuration: TLS 1.2 minimum with ``tls12CipherSuites`` only, TLS 1.3 negotiated when the
+    /// client offers it.
     public func serverTLSConfiguration(shutdownTimeout: TimeAmount = .seconds(1)) throws -> TLSConfiguration {
         let certificate = try NIOSSLCertificate(bytes: Array(certificatePEM.utf8), format: .pem)
         let key = try NIOSSLPrivateKey(bytes: Array(privateKeyPEM.utf8), format: .pem)
         var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: [.certificate(certificate)],
                                                                      privateKey: .privateKey(key))
         configuration.minimumTLSVersion = .tlsv12
+        configuration.cipherSuiteValues = Self.tls12CipherSuites
         configuration.shutdownTimeout = shutdownTimeout
         return configuration
     }

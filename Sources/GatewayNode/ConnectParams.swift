@@ -92,7 +92,7 @@ public struct ConnectChallenge: Codable, Sendable, Hashable {
         if let ts = try? container.decode(Int64.self, forKey: .ts) {
             self.ts = ts
         } else if let ts = try? container.decode(Double.self, forKey: .ts) {
-            self.ts = Int64(ts)
+            self.ts = GatewaySessionRules.int64(clamping: ts)
         } else {
             // Older gateways sent only the nonce; their clients signed with their own clock.
             self.ts = Int64(Date().timeIntervalSince1970 * 1000)
@@ -165,7 +165,8 @@ public struct NodeInvokeRequest: Codable, Sendable, Hashable {
         if let ms = try? container.decodeIfPresent(Int.self, forKey: .timeoutMs) {
             timeoutMs = ms
         } else {
-            timeoutMs = (try? container.decodeIfPresent(Double.self, forKey: .timeoutMs)).flatMap { $0.map { Int($0) } }
+            timeoutMs = (try? container.decodeIfPresent(Double.self, forKey: .timeoutMs))
+                .flatMap { $0.map(GatewaySessionRules.int(clamping:)) }
         }
         idempotencyKey = try? container.decodeIfPresent(String.self, forKey: .idempotencyKey)
     }

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import HealthModel
+import HealthStore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -204,27 +205,5 @@ public struct DeviceAuthStore: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         try PrivateFile.write(try encoder.encode(file), to: url)
-    }
-}
-
-/// Writes files only their owner can read: a 0600 temporary file renamed over the target.
-enum PrivateFile {
-    static func write(_ data: Data, to url: URL) throws {
-        let fm = FileManager.default
-        let directory = url.deletingLastPathComponent()
-        if !fm.fileExists(atPath: directory.path) {
-            try fm.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        }
-        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
-        guard fm.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
-            throw HealthError(.storeUnavailable, "cannot write \(temporary.path)")
-        }
-        // createFile's mode is subject to the umask only in widening; make sure it is exactly 0600.
-        try? fm.setAttributes([.posixPermissions: 0o600], ofItemAtPath: temporary.path)
-        if rename(temporary.path, url.path) != 0 {
-            let code = errno
-            try? fm.removeItem(at: temporary)
-            throw HealthError(.storeUnavailable, "cannot write \(url.path): \(String(cString: strerror(code)))")
-        }
     }
 }

@@ -171,8 +171,14 @@ public final class GatewayNode: Sendable {
 
     /// Runs the node in the data directory `home`: what `healthbridge node` and `healthbridge serve` (with a gateway
     /// configured) call. Returns when the calling task is cancelled.
+    /// - Parameter allowInsecureGateway: allows `ws://` to a host beyond loopback (``GatewayURLPolicy``); otherwise
+    ///   such a URL throws before anything is sent.
     public static func run(gateway url: String, token: String?, home: HealthBridgeHome, service: HealthService,
-                           displayName: String? = nil, allowWrites: Bool = false, logger: Logger) async throws {
+                           displayName: String? = nil, allowWrites: Bool = false, allowInsecureGateway: Bool = false,
+                           logger: Logger) async throws {
+        if try GatewayURLPolicy.check(url, allowInsecure: allowInsecureGateway) {
+            logger.warning("INSECURE: connecting to \(url) in plain text (\(GatewayURLPolicy.insecureFlag)); the gateway token and health answers are readable on the network")
+        }
         var configuration = GatewayNodeConfiguration(gatewayURL: url, token: token,
                                                      displayName: displayName ?? GatewayNodeConfiguration.defaultDisplayName)
         configuration.allowWrites = allowWrites
@@ -227,10 +233,11 @@ public final class GatewayNode: Sendable {
         var delay = capped * Double.random(in: (1 - jitter)...(1 + jitter))
         delay = min(delay, Double(configuration.backoffMaximum.milliseconds))
         if let retryAfter = outcome.retryAfterMs {
-            // The gateway says when to come back (starting up, restarting).
-            delay = Double(retryAfter) * Double.random(in: 1...(1 + jitter / 2))
+            // The gateway says when to come back (starting up, restarting), within reason: at most an hour.
+            let asked = Double(GatewaySessionRules.retryDelayMs(retryAfter))
+            return .milliseconds(GatewaySessionRules.scaledDelayMs(asked, factor: Double.random(in: 1...(1 + max(0, jitter) / 2))))
         }
-        return .milliseconds(Int64(max(0, delay)))
+        return .milliseconds(GatewaySessionRules.scaledDelayMs(delay, factor: 1))
     }
 
     /// Logs a refused connect clearly and adjusts what the next attempt sends. Returns true to retry at once.
@@ -319,7 +326,16 @@ public final class GatewayNode: Sendable {
 
     /// Per-connection state shared by the session's tasks.
     struct SessionState {
-        enum Phase { case awaitingChallenge, awaitingHello(requestId: String), ready }
+        enum Phase {
+            case awaitingChallenge, awaitingHello(requestId: String), ready
+            var rules: GatewaySessionRules.Phase {
+                switch self {
+                case .awaitingChallenge: .awaitingChallenge
+                case .awaitingHello: .awaitingHello
+                case .ready: .ready
+                }
+            }
+        }
         var phase = Phase.awaitingChallenge
         var phaseStarted = ContinuousClock.now
         var lastInbound = ContinuousClock.now
@@ -364,7 +380,7 @@ public final class GatewayNode: Sendable {
             outcome.withLock { state in
                 if case .connectRejected(let shape) = error as? GatewayNodeError {
                     state.rejected = shape
-                    state.retryAfterMs = shape.retryAfterMs
+                    state.retryAfterMs = shape.retryAfterMs.map(GatewaySessionRules.retryDelayMs)
                     state.reason = "connect refused: \(shape)"
                 } else if case .shutdown(let reason) = error as? GatewayNodeError {
                     state.reason = "gateway shutdown: \(reason)"
@@ -414,11 +430,15 @@ public final class GatewayNode: Sendable {
                 logger.warning("ignoring a frame that is not a gateway frame: \(error)")
                 continue
             }
+            let phase = session.withLock { $0.phase.rules }
             switch frame {
             case .event(let event):
+                guard GatewaySessionRules.accepts(event: event.event, in: phase) else {
+                    logger.debug("ignoring event \(event.event) while \(phase)")
+                    continue
+                }
                 switch event.event {
                 case "connect.challenge":
-                    guard case .awaitingChallenge = session.withLock({ $0.phase }) else { continue }
                     guard let challenge = try? event.payload?.decode(ConnectChallenge.self) else {
                         throw GatewayNodeError.protocolError("connect.challenge without {nonce, ts}")
                     }
@@ -436,7 +456,6 @@ public final class GatewayNode: Sendable {
                 case "tick":
                     break
                 case "node.invoke.request":
-                    guard case .ready = session.withLock({ $0.phase }) else { continue }
                     guard let request = try? event.payload?.decode(NodeInvokeRequest.self) else {
                         logger.warning("ignoring a node.invoke.request without {id, nodeId, command}")
                         continue
@@ -445,7 +464,8 @@ public final class GatewayNode: Sendable {
                 case "shutdown":
                     let reason = event.payload?["reason"]?.stringValue ?? "shutdown"
                     let restart = event.payload?["restartExpectedMs"]?.intValue
-                    outcome.withLock { $0.retryAfterMs = restart.map { Int($0) } }
+                        .map { GatewaySessionRules.retryDelayMs(Int(clamping: $0)) }
+                    outcome.withLock { $0.retryAfterMs = restart }
                     logger.notice("the gateway is shutting down (\(reason))\(restart.map { "; back in about \($0) ms" } ?? "")")
                     throw GatewayNodeError.shutdown(reason: reason)
                 default:
@@ -466,6 +486,10 @@ public final class GatewayNode: Sendable {
                     connection.resolve(response)
                 }
             case .request(let id, let method, _):
+                guard GatewaySessionRules.acceptsRequests(in: phase) else {
+                    logger.debug("ignoring a request (\(method)) before hello-ok")
+                    continue
+                }
                 try? connection.send(try GatewayWire.encode(ResponseFrame(
                     id: id, ok: false,
                     error: GatewayErrorShape(code: "INVALID_REQUEST", message: "INVALID_REQUEST: unsupported method \(method)"))))
@@ -480,7 +504,8 @@ public final class GatewayNode: Sendable {
     /// `hello-ok`: keep the policy and the device token, tell the subscriptions.
     func ready(_ hello: HelloOk, connection: GatewayConnection, session: Locked<SessionState>, context: ConnectContext?,
                outcome: Locked<SessionOutcome>) async throws {
-        let tick = Duration.milliseconds(max(1, hello.policy.tickIntervalMs))
+        let range = GatewaySessionRules.tickIntervalRangeMs
+        let tick = Duration.milliseconds(min(max(hello.policy.tickIntervalMs, range.lowerBound), range.upperBound))
         session.withLock { state in
             state.phase = .ready
             state.phaseStarted = .now

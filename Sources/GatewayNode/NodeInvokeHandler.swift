@@ -51,7 +51,9 @@ public final class NodeInvokeHandler: Sendable {
         guard declaredCommands.contains(request.command) else {
             return .failure(request, .invalidRequest("unknown command"))
         }
-        let timeout = request.timeoutMs.flatMap { $0 > 0 ? Duration.milliseconds($0) : nil } ?? defaultTimeout
+        let range = GatewaySessionRules.invokeTimeoutRangeMs
+        let timeout = request.timeoutMs.flatMap { $0 > 0 ? Duration.milliseconds(min($0, range.upperBound)) : nil }
+            ?? defaultTimeout
         let outcome = await runWithTimeout(timeout, command: request.command) {
             await self.limiter.acquire()
             do {

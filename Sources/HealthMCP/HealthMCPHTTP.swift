@@ -1,7 +1,10 @@
 import Foundation
+import HealthStore
 import Hummingbird
+import HummingbirdCore
 import Logging
 import MCP
+import NIOCore
 
 /// MCP's streamable HTTP transport at one path of a Hummingbird router.
 ///
@@ -11,7 +14,9 @@ import MCP
 /// - `GET` answers 405: the server sends no messages of its own, so it offers no SSE stream.
 /// - `DELETE` with the session header ends the session.
 /// - With a bearer token configured, every request needs `Authorization: Bearer <token>` (401 otherwise). On
-///   loopback, the `Host` and `Origin` headers must name a loopback address (DNS-rebinding protection).
+///   loopback, the `Host` (HTTP/1.1 `Host`, which Hummingbird moves into the request's authority) and `Origin`
+///   headers must name a loopback address (DNS-rebinding protection): 403 otherwise, before anything else.
+/// - Serve it with ``httpServer(idleTimeout:)``: a connection that sends nothing for the idle timeout is closed.
 ///
 /// ```swift
 /// let router = Router()
@@ -48,6 +53,10 @@ public enum HealthMCPHTTP {
         -> HealthMCPSessions {
         let sessions = HealthMCPSessions(toolbox: toolbox, options: options, logger: logger)
         let handler: @Sendable (Request, Context) async throws -> Response = { request, _ in
+            if options.loopbackOnly, !hostIsLoopback(request) {
+                return Response(status: .init(code: 403), headers: headers(["Content-Type": "application/json"]),
+                                body: body(jsonRPCError(-32000, "Forbidden: the Host header must name a loopback address")))
+            }
             if let token = options.bearerToken, !authorized(request, token: token) {
                 return Response(status: .init(code: 401),
                                 headers: headers(["Content-Type": "application/json",
@@ -65,6 +74,8 @@ public enum HealthMCPHTTP {
                 data = Data()
             }
             var fields: [String: String] = [:]
+            // The SDK's validators look for Host among the headers; Hummingbird keeps it in the authority.
+            if let authority = request.head.authority { fields["Host"] = authority }
             for field in request.headers {
                 let name = field.name.canonicalName
                 fields[name] = fields[name].map { $0 + ", " + field.value } ?? field.value
@@ -120,12 +131,39 @@ public enum HealthMCPHTTP {
         return difference == 0
     }
 
+    /// The HTTP/1.1 server for the MCP endpoint: connections idle for `idleTimeout` (no request under way) are closed.
+    public static func httpServer(idleTimeout: Duration = .seconds(60)) -> HTTPServerBuilder {
+        .http1(configuration: .init(idleTimeout: TimeAmount(idleTimeout)))
+    }
+
+    /// True when the request's host (the HTTP/1.1 `Host` header, which Hummingbird keeps as the request head's
+    /// authority) is present and names a loopback address.
+    static func hostIsLoopback(_ request: Request) -> Bool {
+        guard let authority = request.head.authority else { return false }
+        return isLoopback(hostName(fromAuthority: authority))
+    }
+
+    /// `127.0.0.1` from `127.0.0.1:8080`, `::1` from `[::1]:8080`, `localhost` from `localhost`.
+    static func hostName(fromAuthority authority: String) -> String {
+        let text = authority.trimmingCharacters(in: .whitespaces)
+        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+            return String(text[text.index(after: text.startIndex)..<close])
+        }
+        if let colon = text.lastIndex(of: ":"), text.firstIndex(of: ":") == colon {
+            return String(text[..<colon])
+        }
+        return text
+    }
+
     // MARK: Bind addresses and tokens
 
     /// True for addresses only this machine can reach: localhost, 127.0.0.0/8, ::1.
     public static func isLoopback(_ address: String) -> Bool {
         let host = address.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
-        return host == "localhost" || host == "::1" || host == "0:0:0:0:0:0:0:1" || host.hasPrefix("127.")
+        if host == "localhost" || host == "::1" || host == "0:0:0:0:0:0:0:1" { return true }
+        // 127.0.0.0/8 written as a dotted quad (not a name such as 127.evil.example).
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
     }
 
     /// The bearer token stored in `directory` (file `mcp-token`, mode 0600), created with 256 random bits when
@@ -142,11 +180,7 @@ public enum HealthMCPHTTP {
         }
         var generator = SystemRandomNumberGenerator()
         let token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
-        try? manager.removeItem(at: file)
-        guard manager.createFile(atPath: file.path, contents: Data((token + "\n").utf8),
-                                 attributes: [.posixPermissions: 0o600]) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file.path])
-        }
+        try PrivateFile.write(Data((token + "\n").utf8), to: file)
         return (token, file, true)
     }
 }
@@ -154,7 +188,7 @@ public enum HealthMCPHTTP {
 /// The MCP sessions of the HTTP endpoint: one ``Server`` per session, over the SDK's JSON-response HTTP transport.
 public actor HealthMCPSessions {
     struct Session {
-        let server: Server
+        let server: MCP.Server
         let transport: StatelessHTTPServerTransport
         var lastUsed: Date
     }

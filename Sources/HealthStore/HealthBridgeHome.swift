@@ -2,7 +2,7 @@ import Foundation
 import HealthModel
 
 /// Where HealthBridge keeps its data: `$HEALTHBRIDGE_HOME`, else `$XDG_DATA_HOME/healthbridge`, else
-/// `~/.local/share/healthbridge`. The directory is created with mode 0700.
+/// `~/.local/share/healthbridge`. The directory is created with mode 0700, and an existing one is tightened to 0700.
 ///
 /// ```swift
 /// let home = try HealthBridgeHome.resolve()
@@ -37,6 +37,8 @@ public struct HealthBridgeHome: Sendable, Hashable {
             guard isDirectory.boolValue else {
                 throw HealthError(.storeUnavailable, "\(directory.path) exists and is not a directory")
             }
+            // A directory created by someone else's tools (0755) would let other users list and read what they can.
+            try PrivateFile.tightenDirectory(directory.path)
             return
         }
         do {

@@ -167,7 +167,7 @@ extension SQLiteHealthStore {
     func pollForeignCommits() async {
         while !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(200))
-            guard let (current, types) = try? readSync({ db -> (Int64, Set<String>)? in
+            guard let (current, types) = try? await readOffPool({ db -> (Int64, Set<String>)? in
                 let current = try self.currentSequence(db)
                 let announced = self.observers.withLock { $0.announced }
                 guard current > announced else { return nil }

@@ -147,8 +147,28 @@ extension SQLiteHealthStore {
     }
 
     public func scan(_ request: ScanRequest, _ body: (ScanRow) throws -> Void) async throws {
-        // The closure is neither Sendable nor escaping: run the read synchronously on a reader connection.
-        try readSync { db in try self.scan(request, db, body) }
+        // The closure is neither Sendable nor escaping: run the read synchronously on a reader connection, on a
+        // thread of its own (see readOffPool).
+        try await readOffPool { db in try self.scan(request, db, body) }
+    }
+
+    /// Runs a synchronous read on a thread of its own while the calling task waits, never on the cooperative pool:
+    /// a synchronous `read` there blocks its thread until a reader connection is free, and the tasks holding the
+    /// readers may need that very thread to finish (with two cores the pool has two threads: `serve` under load
+    /// stopped answering, every pool thread waiting for a reader).
+    func readOffPool<T: Sendable>(_ body: (Database) throws -> T) async throws -> T {
+        try await withoutActuallyEscaping(body) { body in
+            let borrowed = BorrowedRead(body)
+            return try await withCheckedThrowingContinuation { continuation in
+                let thread = Thread {
+                    // The closure is given back (released) before the caller resumes.
+                    let result = borrowed.run { run in Result { try self.readSync(run) } }
+                    continuation.resume(with: result)
+                }
+                thread.stackSize = 1 << 20
+                thread.start()
+            }
+        }
     }
 
     func readSync<T>(_ body: (Database) throws -> T) throws -> T {
@@ -373,3 +393,21 @@ extension SQLiteHealthStore {
     }
 }
 
+
+/// A read closure lent to the thread that runs it. `@unchecked Sendable` is safe here: the closure is used once, by
+/// that thread, only while the task that lent it is suspended waiting for the result — exactly like a synchronous
+/// call made on another thread — so it never runs concurrently with its owner; ``run(_:)`` drops it before the
+/// owner resumes, so nothing keeps it after the call.
+private final class BorrowedRead<T>: @unchecked Sendable {
+    private var closure: ((Database) throws -> T)?
+
+    init(_ closure: @escaping (Database) throws -> T) { self.closure = closure }
+
+    func run(_ body: ((Database) throws -> T) -> Result<T, any Error>) -> Result<T, any Error> {
+        guard let closure else {
+            return .failure(HealthError(.internalError, "a store read was run twice"))
+        }
+        self.closure = nil
+        return body(closure)
+    }
+}

@@ -109,9 +109,8 @@ public final class SQLiteHealthStore: HealthStore {
         let fm = FileManager.default
         let size = (try? fm.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
         guard fm.fileExists(atPath: url.path), size > 0 else {
-            if !fm.fileExists(atPath: url.path) {
-                _ = fm.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600])
-            }
+            // 0600 from the first byte (the WAL and shared-memory files take this mode when SQLite creates them).
+            try PrivateFile.createIfMissing(url.path)
             // 16 KiB pages: fewer B-tree pages to touch per insert and per range scan. The page size is fixed when
             // the database is first written, so set it before the pool switches the file to WAL.
             var creatorConfig = Configuration()

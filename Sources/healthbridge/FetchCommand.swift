@@ -75,20 +75,5 @@ struct FetchCommand: AsyncParsableCommand {
         }
     }
 
-    static func csv(_ samples: [ExportSample]) -> String {
-        func field(_ text: String?) -> String {
-            guard let text else { return "" }
-            if text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) {
-                return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-            }
-            return text
-        }
-        var lines = ["type,start,end,value,unit,category,source"]
-        for sample in samples {
-            lines.append([field(sample.type), field(sample.dateISO), field(sample.endDateISO),
-                          sample.value.map { $0 == $0.rounded() && abs($0) < 1e15 ? String(Int64($0)) : String($0) } ?? "",
-                          field(sample.unit), field(sample.category), field(sample.source)].joined(separator: ","))
-        }
-        return lines.joined(separator: "\n") + "\n"
-    }
+    static func csv(_ samples: [ExportSample]) -> String { ExportCSV.encode(samples) }
 }

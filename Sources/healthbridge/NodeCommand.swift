@@ -41,11 +41,13 @@ struct NodeCommand: AsyncParsableCommand {
 
     @Flag(help: "Declare health.write and health.delete (the gateway must allow them too; writes also need `healthbridge grants gateway --allow-write …`).")
     var allowWrites = false
+    @Flag(name: .customLong("allow-insecure-gateway"),
+          help: "Allow plain-text ws:// to a gateway that is not on this machine (the token and health data cross the network unencrypted).")
+    var allowInsecureGateway = false
 
     func validate() throws {
-        guard let components = URLComponents(string: gateway), let scheme = components.scheme?.lowercased(),
-              scheme == "ws" || scheme == "wss", let host = components.host, !host.isEmpty else {
-            throw ValidationError("--gateway must be ws://HOST:PORT or wss://HOST:PORT, got '\(gateway)'")
+        do { try GatewayURLPolicy.check(gateway, allowInsecure: allowInsecureGateway) } catch {
+            throw ValidationError("--gateway: \(error)")
         }
     }
 
@@ -58,9 +60,11 @@ struct NodeCommand: AsyncParsableCommand {
         let gateway = gateway
         let displayName = displayName
         let allowWrites = allowWrites
+        let allowInsecure = allowInsecureGateway
         let task = Task {
             try await GatewayNode.run(gateway: gateway, token: token, home: home, service: service,
-                                      displayName: displayName, allowWrites: allowWrites, logger: logger)
+                                      displayName: displayName, allowWrites: allowWrites,
+                                      allowInsecureGateway: allowInsecure, logger: logger)
         }
         let signals = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
             signal(number, SIG_IGN)

@@ -11,7 +11,7 @@ struct PairCodeCommand: AsyncParsableCommand {
         commandName: "pair-code",
         abstract: "Issue a one-time code that pairs a client with the export API, with its QR code.",
         discussion: """
-            The code expires (5 minutes by default) and is burnt by five wrong attempts. The QR code and the JSON \
+            The code expires (5 minutes by default); five wrong attempts from one address lock that address out. The QR code and the JSON \
             payload carry {host, port, fingerprint, code, expires}; on the client: healthbridge pair --qr '<json>'. \
             Host and port come from the running `healthbridge serve` when there is one.
             """)

@@ -41,10 +41,18 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The gateway's token (default: $OPENCLAW_GATEWAY_TOKEN).") var gatewayToken: String?
     @Flag(help: "The node declares health.write and health.delete (the gateway must allow them too).")
     var gatewayWrites = false
+    @Flag(name: .customLong("allow-insecure-gateway"),
+          help: "Allow plain-text ws:// to a gateway that is not on this machine (the token and health data cross the network unencrypted).")
+    var allowInsecureGateway = false
 
     func validate() throws {
         guard (0...65_535).contains(mcpPort) else { throw ValidationError("--mcp-port must be between 0 and 65535") }
         if let mcpToken, mcpToken.count < 16 { throw ValidationError("--mcp-token must be at least 16 characters") }
+        if let gateway = gateway ?? ProcessInfo.processInfo.environment["OPENCLAW_GATEWAY_URL"] {
+            do { try GatewayURLPolicy.check(gateway, allowInsecure: allowInsecureGateway) } catch {
+                throw ValidationError("--gateway: \(error)")
+            }
+        }
     }
 
     func run() async throws {
@@ -56,7 +64,7 @@ struct ServeCommand: AsyncParsableCommand {
             Output.stderr("OpenClaw node: connecting to \(url)")
             services.append(.init(service: GatewayNodeService(
                 gateway: url, token: gatewayToken ?? environment["OPENCLAW_GATEWAY_TOKEN"], allowWrites: gatewayWrites,
-                shared: shared)))
+                allowInsecureGateway: allowInsecureGateway, shared: shared)))
         }
         let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint],
                                                       logger: CLILog.logger))
@@ -76,7 +84,7 @@ struct ServeCommand: AsyncParsableCommand {
         ServeCommand.addRoutes(to: router, service: shared.service, bearerToken: bearer, loopbackOnly: loopback)
         let host = mcpBind.contains(":") ? "[\(mcpBind)]" : mcpBind
         FileHandle.standardOutput.write(Data("HealthBridge MCP endpoint: http://\(host):\(mcpPort)/mcp\(bearer != nil ? " (Authorization: Bearer <token>)" : "")\n".utf8))
-        return Application(router: router,
+        return Application(router: router, server: HealthMCPHTTP.httpServer(),
                            configuration: .init(address: .hostname(mcpBind, port: mcpPort), serverName: "healthbridge"),
                            logger: CLILog.logger)
     }
@@ -113,12 +121,14 @@ struct GatewayNodeService: Service {
     let gateway: String
     let token: String?
     let allowWrites: Bool
+    let allowInsecureGateway: Bool
     let shared: SharedPieces
 
     func run() async throws {
         try await cancelWhenGracefulShutdown {
             try await GatewayNode.run(gateway: gateway, token: token, home: shared.home, service: shared.service,
-                                      allowWrites: allowWrites, logger: CLILog.logger)
+                                      allowWrites: allowWrites, allowInsecureGateway: allowInsecureGateway,
+                                      logger: CLILog.logger)
         }
     }
 }

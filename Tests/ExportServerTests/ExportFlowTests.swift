@@ -147,24 +147,27 @@ struct ExportFlowTests {
             let (once, _) = try harness.state.issuePairingCode()
             #expect(try await pair(once).status == 200)
             #expect(try await pair(once).errorCode == "HEALTH_UNAUTHENTICATED")
-            // Five wrong codes burn the active code; the right one then fails.
+            // Five wrong codes lock this address out (not the code: other addresses may still use it).
             let (code, _) = try harness.state.issuePairingCode()
             for attempt in 1...5 {
                 let wrong = try await pair("WRONG-\(attempt)")
                 #expect(wrong.status == 401)
                 #expect(wrong.errorCode == "HEALTH_UNAUTHENTICATED")
             }
-            let burnt = try await pair(code)
-            #expect(burnt.status == 401)
-            #expect(burnt.errorCode == "HEALTH_UNAUTHENTICATED")
+            let lockedOut = try await pair(code)
+            #expect(lockedOut.status == 429)
+            #expect(lockedOut.errorCode == HealthError.Code.rateLimited.rawValue)
+            #expect(Int(lockedOut.header("Retry-After") ?? "") ?? 0 >= 1)
             // Lowercase and without the dash is the same code.
             let (fresh, _) = try harness.state.issuePairingCode()
             #expect(try await pair(fresh.lowercased().replacingOccurrences(of: "-", with: "")).status == 200)
 
             await harness.server.audit.flush()
+            // Repeated failures are aggregated: one row per reason, with a count.
             let failures = try harness.state.auditEvents(limit: 100).filter { $0.event == .pairFailure }
-            #expect(failures.count == 8)
-            #expect(Set(failures.compactMap { $0.detail?.reason }) == ["PAIR_CODE_EXPIRED", "PAIR_CODE_USED", "PAIR_CODE_INVALID", "PAIR_CODE_BURNT"])
+            #expect(failures.count == 4)
+            #expect(failures.map { $0.detail?.count ?? 1 }.reduce(0, +) == 8)
+            #expect(Set(failures.compactMap { $0.detail?.reason }) == ["PAIR_CODE_EXPIRED", "PAIR_CODE_USED", "PAIR_CODE_INVALID", "PAIR_LOCKED_OUT"])
             #expect(failures.allSatisfy { $0.address == "127.0.0.1" && $0.client == nil })
         }
     }
@@ -211,7 +214,7 @@ struct ExportFlowTests {
             #expect(try await harness.send("GET", "/api/v1/status", token: other.server.token).status == 200)
             await harness.server.audit.flush()
             #expect(try harness.state.auditEvents(limit: 100).contains {
-                $0.status == 429 && $0.decision == .denied && $0.detail?.reason == "HEALTH_RATE_LIMITED"
+                $0.status == 429 && $0.decision == .denied && $0.detail?.reason == "RATE_LIMITED"
             })
         }
     }

@@ -32,6 +32,8 @@ final class TestGateway: Sendable {
         var unavailableConnects = 0
         var retryAfterMs = 0
         var maxSkewMs: Int64 = 120_000
+        /// Frames sent on every connection before `connect.challenge` (a misbehaving or hostile gateway).
+        var preChallengeFrames: [String] = []
     }
 
     enum InvokeOutcome: Sendable, Equatable {
@@ -218,6 +220,7 @@ final class TestGateway: Sendable {
             return state.refuseConnections
         }
         if refuse { return }
+        for frame in state.withLock({ $0.config.preChallengeFrames }) { textSink.yield(frame) }
         let nonce = UUID().uuidString
         let ts = Int64(Date().timeIntervalSince1970 * 1000)
         textSink.yield(try GatewayWire.event("connect.challenge",

@@ -1,0 +1,40 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+// libFuzzer targets for HealthBridge, kept out of the main package so `swift build` and `swift test` never build them.
+// Build and run them with scripts/fuzz.sh: every target is compiled with AddressSanitizer and libFuzzer's coverage
+// instrumentation, and links libFuzzer without its `main` (each target's main.swift calls LLVMFuzzerRunDriver, since
+// SwiftPM renames an executable's own entry point).
+let package = Package(
+    name: "HealthBridgeFuzz",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "HealthBridge", path: ".."),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        .target(name: "FuzzSupport"),
+        .executableTarget(name: "FuzzXMLScanner", dependencies: [
+            "FuzzSupport", .product(name: "HealthXML", package: "HealthBridge"),
+        ]),
+        .executableTarget(name: "FuzzExportParser", dependencies: [
+            "FuzzSupport",
+            .product(name: "HealthImport", package: "HealthBridge"),
+            .product(name: "HealthStore", package: "HealthBridge"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .executableTarget(name: "FuzzDNSMessage", dependencies: [
+            "FuzzSupport", .product(name: "ExportClient", package: "HealthBridge"),
+        ]),
+        .executableTarget(name: "FuzzUnitsAndDates", dependencies: [
+            "FuzzSupport",
+            .product(name: "HealthModel", package: "HealthBridge"),
+            .product(name: "HealthImport", package: "HealthBridge"),
+        ]),
+        .executableTarget(name: "FuzzExportRequest", dependencies: [
+            "FuzzSupport",
+            .product(name: "ExportServer", package: "HealthBridge"),
+            .product(name: "ExportClient", package: "HealthBridge"),
+        ]),
+    ]
+)

@@ -1,0 +1,43 @@
+import Foundation
+import FuzzSupport
+import ExportClient
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import NIOCore
+@testable import ExportServer
+
+/// What the export API decodes from a request before any handler logic: the request target's query (GET
+/// health/data), the JSON bodies (POST health/data, POST pair), the bearer token and the use cases' parameters. The first
+/// input byte picks the decoder; errors become API errors, nothing may crash.
+func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let bytes = fuzzBytes(data, size)
+    guard let selector = bytes.first else { return 0 }
+    let rest = Array(bytes.dropFirst())
+    let text = String(decoding: rest, as: UTF8.self)
+    switch selector % 5 {
+    case 0:
+        _ = try? DataQueryParser.fromQuery(URI(String("/api/v1/health/data?" + text)))
+    case 1:
+        _ = try? DataQueryParser.fromBody(ByteBuffer(bytes: rest))
+    case 2:
+        _ = try? DataQueryParser.decode(PairRequest.self, ByteBuffer(bytes: rest))
+    case 3:
+        // The use-case endpoints' query parameters (health/statistics, sleep, workouts…).
+        if let parameters = try? APIParameters(URI(String("/api/v1/health/statistics?" + text)),
+                                               allowed: ["type", "start", "end", "limit", "by_source", "source"]) {
+            _ = try? parameters.int("limit")
+            _ = try? parameters.bool("by_source")
+            _ = parameters.list("source")
+        }
+    default:
+        var headers = HTTPFields()
+        if let name = HTTPField.Name("Authorization") { headers[name] = text }
+        let request = Request(head: .init(method: .get, scheme: "https", authority: "h", path: "/api/v1/status",
+                                          headerFields: headers), body: .init(buffer: ByteBuffer()))
+        _ = Gatekeeper.bearerToken(request)
+    }
+    return 0
+}
+
+exit(runFuzzer { fuzzOne($0, $1) })

@@ -1,0 +1,105 @@
+import Foundation
+import HealthModel
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Files only their owner may read, 0600 from their first byte: created with `open(…, O_CREAT | O_EXCL, 0600)` (the
+/// umask can only take bits away), `fchmod`-ed to exactly 0600 before anything is written, fsync'd, then renamed
+/// over the target. There is no moment at which another user could open them.
+public enum PrivateFile {
+    /// Replaces `url` with `data` atomically. Creates the parent directory (0700) when missing.
+    public static func write(_ data: Data, to url: URL) throws {
+        let directory = url.deletingLastPathComponent()
+        if !FileManager.default.fileExists(atPath: directory.path) {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        }
+        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+        let fd = try create(temporary.path)
+        var closed = false
+        defer {
+            if !closed { close(fd) }
+        }
+        do {
+            try data.withUnsafeBytes { raw in
+                guard let base = raw.baseAddress else { return }
+                var offset = 0
+                while offset < raw.count {
+                    let written = writeBytes(fd, base + offset, raw.count - offset)
+                    if written < 0 {
+                        if errno == EINTR { continue }
+                        throw error("cannot write \(temporary.path)")
+                    }
+                    offset += written
+                }
+            }
+            guard fsync(fd) == 0 else { throw error("cannot sync \(temporary.path)") }
+            closed = true
+            guard close(fd) == 0 else { throw error("cannot close \(temporary.path)") }
+            guard rename(temporary.path, url.path) == 0 else { throw error("cannot write \(url.path)") }
+        } catch {
+            unlink(temporary.path)
+            throw error
+        }
+    }
+
+    /// Creates an empty file at `path` with mode 0600 if none exists (an existing file is left as it is, and tightened
+    /// to 0600). Returns true when the file was created.
+    @discardableResult
+    public static func createIfMissing(_ path: String) throws -> Bool {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if fd < 0 {
+            guard errno == EEXIST else { throw error("cannot create \(path)") }
+            chmod(path, 0o600)
+            return false
+        }
+        defer { close(fd) }
+        guard fchmod(fd, 0o600) == 0 else { throw error("cannot set the mode of \(path)") }
+        return true
+    }
+
+    /// A new file open for writing, mode exactly 0600 whatever the umask.
+    static func create(_ path: String) throws -> Int32 {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw error("cannot create \(path)") }
+        guard fchmod(fd, 0o600) == 0 else {
+            let failure = error("cannot set the mode of \(path)")
+            close(fd)
+            unlink(path)
+            throw failure
+        }
+        return fd
+    }
+
+    static func error(_ what: String) -> HealthError {
+        HealthError(.storeUnavailable, "\(what): \(String(cString: strerror(errno)))")
+    }
+
+    /// Tightens an existing directory that others may read or enter to 0700 (only when it belongs to this user).
+    /// Returns true when the mode was changed.
+    @discardableResult
+    public static func tightenDirectory(_ path: String) throws -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw error("cannot inspect \(path)") }
+        guard info.st_uid == geteuid(), info.st_mode & 0o077 != 0 else { return false }
+        guard chmod(path, 0o700) == 0 else { throw error("cannot restrict \(path) to its owner (0700)") }
+        return true
+    }
+}
+
+@inline(__always)
+private func writeBytes(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+    #if canImport(Darwin)
+    return Darwin.write(fd, buffer, count)
+    #elseif canImport(Musl)
+    return Musl.write(fd, buffer, count)
+    #else
+    return Glibc.write(fd, buffer, count)
+    #endif
+}

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# API property tests: schemathesis (PyPI) against /api/v1/openapi.json of a running `healthbridge serve` on demo
+# data, authenticated as a paired client. Fails on any 5xx, any answer that does not match the documented schema
+# (status, content type, headers, body — every error's `code` is an enum of the one error vocabulary there).
+#
+# Usage: scripts/schemathesis.sh [MAX_EXAMPLES per operation (default 100)]
+#   SCHEMATHESIS_BINARY   a healthbridge binary (default: builds and uses the debug one)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+examples=${1:-100}
+venv=.venv-st
+if [ ! -x "$venv/bin/schemathesis" ]; then
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check schemathesis
+fi
+binary=${SCHEMATHESIS_BINARY:-}
+if [ -z "$binary" ]; then
+  swift build --product healthbridge
+  binary="$(swift build --show-bin-path)/healthbridge"
+fi
+binary=$(readlink -f "$binary")
+home=$(mktemp -d)
+server_pid=
+cleanup() {
+  if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
+  rm -rf "$home"
+}
+trap cleanup EXIT
+export HEALTHBRIDGE_LOG_LEVEL=warning
+"$binary" demo --days 30 --home "$home" --json >/dev/null
+"$binary" sharing types --home "$home" --enable stepCount,heartRate,sleepAnalysis,activeEnergyBurned >/dev/null
+port=$((19000 + $$ % 500))
+"$binary" serve --home "$home" --port $((port + 1)) --api-port "$port" --api-bind 127.0.0.1 --rate-limit 0 \
+  > "$home/serve.log" 2>&1 &
+server_pid=$!
+token=$("$venv/bin/python" - "$binary" "$home" <<'PY'
+import sys
+sys.path.insert(0, "scripts")
+from hbapi import PinnedClient, Server
+import json, os, subprocess, time
+binary, home = sys.argv[1], sys.argv[2]
+path = os.path.join(home, "export-server.json")
+for _ in range(600):
+    if os.path.exists(path):
+        break
+    time.sleep(0.2)
+info = json.load(open(path))
+code = json.loads(subprocess.run([binary, "pair-code", "--home", home, "--json"], check=True,
+                                 capture_output=True, text=True).stdout)["code"]
+client = PinnedClient("127.0.0.1", info["port"], info["fingerprint"])
+print(client.pair(code, "schemathesis")["token"])
+PY
+)
+"$venv/bin/schemathesis" run "https://127.0.0.1:$port/api/v1/openapi.json" \
+  -H "Authorization: Bearer $token" --tls-verify false \
+  --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,response_headers_conformance \
+  --max-examples "$examples" --workers 2 --generation-deterministic --no-color
