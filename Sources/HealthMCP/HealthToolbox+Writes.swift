@@ -6,8 +6,10 @@ import MCP
 // log_food, log_weight, log_water, log_workout, delete_entries, get_changes: writes with consent and the change feed.
 
 extension HealthToolbox {
-    /// Writes: not read-only; idempotent when a log id or sync id is given (the description says so).
+    /// A write whose id is required (log_food's log_id): calling it again changes nothing.
     static let write = ToolDefinition.Effect(readOnly: false, destructive: false, idempotent: true)
+    /// A write whose id is optional: idempotent only when the call gives a log id or sync id (the description says so).
+    static let writeMaybeTwice = ToolDefinition.Effect(readOnly: false, destructive: false, idempotent: false)
 
     static let writeResultSchema = Schema.object([
         "objects": Schema.array(Schema.object(["uuid": Schema.string(), "type": Schema.string()], required: ["uuid", "type"]),
@@ -67,7 +69,7 @@ extension HealthToolbox {
             name: name, title: title,
             description: "Logs \(title.lowercased()) (\(type)) into the user's health data. Give log_id or sync_id so that a retry changes nothing.\(notAuthorizedHint)",
             arguments: writeArguments.merging(["value": Schema.number("How much."), "unit": Schema.string(unitHelp)]) { a, _ in a },
-            required: ["value"], effect: write, output: writeResultSchema
+            required: ["value"], effect: writeMaybeTwice, output: writeResultSchema
         ) { toolbox, arguments in
             let result = try await log(toolbox.service, try arguments.requiredNumber("value"), try arguments.string("unit") ?? defaultUnit,
                                        try arguments.string("at"), try arguments.string("log_id"), try arguments.string("sync_id"),
@@ -99,7 +101,7 @@ extension HealthToolbox {
             "distance": Schema.string("Distance with its unit: 5km, 3.1mi, 800m."),
             "log_id": writeArguments["log_id"] ?? .null, "sync_version": writeArguments["sync_version"] ?? .null,
         ],
-        required: ["activity", "start", "end"], effect: write, output: writeResultSchema
+        required: ["activity", "start", "end"], effect: writeMaybeTwice, output: writeResultSchema
     ) { toolbox, arguments in
         let result = try await toolbox.service.logWorkout(WorkoutLog(
             activity: try arguments.requiredString("activity", hint: "e.g. running"),

@@ -25,7 +25,8 @@ struct ToolTests {
         for tool in harness.tools.values {
             #expect(tool.annotations.readOnlyHint == Self.readTools.contains(tool.name), "\(tool.name)")
             #expect(tool.annotations.destructiveHint == (tool.name == "delete_entries"), "\(tool.name)")
-            #expect(tool.annotations.idempotentHint == true, "\(tool.name)")
+            #expect(tool.annotations.idempotentHint == !["log_weight", "log_water", "log_workout"].contains(tool.name),
+                    "\(tool.name): idempotent unless a call may omit its id")
             #expect(tool.inputSchema["type"]?.stringValue == "object", "\(tool.name)")
             #expect(tool.outputSchema?["type"]?.stringValue == "object", "\(tool.name)")
             #expect((tool.description ?? "").count > 80, "\(tool.name) needs a description an agent can choose by")
