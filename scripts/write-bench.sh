@@ -3,7 +3,7 @@
 # TLS keep-alive on loopback, load from a separate process (wrk POSTing /api/v1/log/water as a paired device with a
 # write grant).
 #
-#   scripts/write-bench.sh                 # release build, 10,000 service writes, 15 s of HTTPS writes
+#   scripts/write-bench.sh                 # release build, 10,000 service writes, 15 s of HTTPS writes (16 connections)
 #   WRITE_SECONDS=30 CONNECTIONS=8 scripts/write-bench.sh
 #
 # Targets (issue): ≥ 2,000 writes/s through HTTPS on a 2-core machine with the WAL store; change-feed delivery to a
@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 
 SCRATCH=${SCRATCH:-.build-export}
 WRITE_SECONDS=${WRITE_SECONDS:-15}
-CONNECTIONS=${CONNECTIONS:-4}
+CONNECTIONS=${CONNECTIONS:-16}
 MCP_PORT=${MCP_PORT:-18481}
 API_PORT=${API_PORT:-18444}
 
