@@ -9,7 +9,19 @@ final class SaveProgress: Sendable {
 }
 
 @Suite struct ConcurrencyTests {
+    /// Up to three attempts: with the whole suite running on two cores, a save can end before this task is scheduled
+    /// again; one attempt that sees a reader finish during the save proves the point.
     @Test func readersAreNotBlockedByALargeSave() async throws {
+        var observed: [String] = []
+        for _ in 1...3 {
+            let seen = try await attempt()
+            observed.append(seen.note)
+            if seen.concurrent { return }
+        }
+        Issue.record("no query completed during a large save in three attempts: \(observed)")
+    }
+
+    func attempt() async throws -> (concurrent: Bool, note: String) {
         try await withTemporaryDirectory { dir in
             let url = dir.appendingPathComponent("health.sqlite")
             let store = try SQLiteHealthStore(location: .file(url))
@@ -52,10 +64,9 @@ final class SaveProgress: Sendable {
             let result = try await save.value
             let saveDuration = clock.now - saveStarted
             #expect(result.inserted == count)
-            #expect(completedDuringSave >= 1,
-                    "no query completed during the \(saveDuration) save (\(queries) queries issued)")
             let after = try await store.samples(SampleQuery(type: "stepCount", limit: 3, ascending: false))
             #expect(after.samples.map(\.uuid) == big.suffix(3).reversed().map(\.uuid))
+            return (completedDuringSave >= 1, "\(saveDuration) save, \(queries) queries")
         }
     }
 }
