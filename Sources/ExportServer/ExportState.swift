@@ -3,6 +3,7 @@ import ExportClient
 import Foundation
 import Synchronization
 import HealthModel
+import HealthStore
 import GRDB
 
 /// The export server's own state, in `<home>/export.sqlite` (mode 0600, WAL), apart from the health store so its
@@ -57,7 +58,7 @@ public final class ExportState: Sendable {
         config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         do {
             pool = try DatabasePool(path: url.path, configuration: config)
-            try Self.migrator.migrate(pool)
+            try Self.migrator.migrateSharedFile(pool)
         } catch {
             throw ExportServerError.state("cannot open the export state \(url.path): \(error)")
         }

@@ -64,22 +64,10 @@ public final class SQLiteHealthStore: HealthStore {
         }
     }
 
-    /// Applies the migrations. Another process (an import and a server started together) may be creating or
-    /// upgrading the same store at that moment: a migration of ours then fails on tables that already exist, and is
-    /// tried again after a pause; the store is usable as soon as every migration is applied, whoever applied it.
+    /// Applies the migrations (see ``GRDB/DatabaseMigrator/migrateSharedFile(_:)``: another process may be
+    /// creating the same store).
     static func migrate(_ writer: any DatabaseWriter) throws {
-        var attempts = 0
-        while true {
-            do {
-                try migrator.migrate(writer)
-                return
-            } catch {
-                attempts += 1
-                if try writer.read({ try migrator.hasCompletedMigrations($0) }) { return }
-                if attempts >= 5 { throw error }
-                Thread.sleep(forTimeInterval: 0.05 * Double(attempts))
-            }
-        }
+        try migrator.migrateSharedFile(writer)
     }
 
     /// A convenience for tests: a fresh in-memory store.

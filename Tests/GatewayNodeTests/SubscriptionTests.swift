@@ -200,7 +200,7 @@ extension GatewayNodeTests {
 }
 
 /// Polls an async condition for up to `timeout`.
-func waitFor(_ timeout: Duration = .seconds(5), _ condition: () async -> Bool) async -> Bool {
+func waitFor(_ timeout: Duration = .seconds(20), _ condition: () async -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if await condition() { return true }

@@ -156,7 +156,7 @@ final class TestGateway: Sendable {
 
     /// Polls until `condition` holds or `timeout` passes.
     @discardableResult
-    func wait(_ timeout: Duration = .seconds(5), until condition: (State) -> Bool) async -> Bool {
+    func wait(_ timeout: Duration = .seconds(20), until condition: (State) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if state.withLock({ condition($0) }) { return true }
@@ -166,7 +166,7 @@ final class TestGateway: Sendable {
     }
 
     /// The connected node (the first one), waiting for it.
-    func waitForNode(_ timeout: Duration = .seconds(5)) async -> Session? {
+    func waitForNode(_ timeout: Duration = .seconds(20)) async -> Session? {
         await wait(timeout) { !$0.sessions.isEmpty }
         return state.withLock { $0.sessions.values.first }
     }

@@ -45,7 +45,7 @@ struct CLITests {
         #expect(unknown.status == 1)
         #expect(unknown.stdout.isEmpty)
         #expect(unknown.stderr.split(separator: "\n").count == 1)
-        #expect(unknown.errorJSON?["error"]?["code"]?.stringValue == "HEALTH_INVALID_TYPE")
+        #expect(unknown.errorJSON?["error"]?["code"]?.stringValue == "HEALTH_INVALID_TYPE", "\(unknown.stderr)")
         #expect(unknown.errorJSON?["error"]?["message"]?.stringValue?.contains("stepCount") == true)
 
         // A usage error (argument parsing) is JSON too, with the usage exit code.
@@ -66,6 +66,29 @@ struct CLITests {
         let help = try await CLI.run(["grants", "--help", "--json"])
         #expect(help.status == 0)
         #expect(help.stdout.contains("device:*"))
+    }
+
+    /// Commands started together on a data directory that does not exist yet (a script running several at once)
+    /// all succeed: whoever creates the store and the audit state first, the others wait for it.
+    @Test func commandsRunSideBySideOnANewDataDirectory() async throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("hb-cli-race-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let runs = try await withThrowingTaskGroup(of: CLI.Run.self) { group in
+            for i in 0..<6 {
+                group.addTask {
+                    i.isMultiple(of: 2)
+                        ? try await CLI.run(["summary", "--type", "stepcont", "--json"], home: home)
+                        : try await CLI.run(["log", "water", "250", "--log-id", "race-\(i)", "--json"], home: home)
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        for run in runs {
+            let code = run.errorJSON?["error"]?["code"]?.stringValue
+            #expect(run.status == 0 || code == "HEALTH_INVALID_TYPE", "\(run.stderr)")
+        }
+        let water = try await CLI.run(["query", "--type", "dietaryWater", "--json"], home: home)
+        #expect(water.json?["samples"]?.arrayValue?.count == 3, "\(water.stdout)")
     }
 
     @Test func grantsAreShownAndChangedAndKeptInTheStore() async throws {

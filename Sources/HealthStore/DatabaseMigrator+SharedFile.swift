@@ -1,0 +1,31 @@
+import Foundation
+import GRDB
+
+extension DatabaseMigrator {
+    /// Applies the migrations to a database file that another process may be creating or upgrading at the same
+    /// moment (an import and a server started together, two CLI commands run side by side).
+    ///
+    /// A migration of ours can then fail on a table the other process has just created; it is tried again after a
+    /// short pause, and the database is usable as soon as every migration is applied, whoever applied it.
+    ///
+    /// ```swift
+    /// let pool = try DatabasePool(path: path, configuration: config)
+    /// try migrator.migrateSharedFile(pool)
+    /// ```
+    ///
+    /// - Throws: the last migration error when the migrations are still incomplete after five attempts.
+    public func migrateSharedFile(_ writer: any DatabaseWriter) throws {
+        var attempts = 0
+        while true {
+            do {
+                try migrate(writer)
+                return
+            } catch {
+                attempts += 1
+                if (try? writer.read({ try hasCompletedMigrations($0) })) == true { return }
+                if attempts >= 5 { throw error }
+                Thread.sleep(forTimeInterval: 0.05 * Double(attempts))
+            }
+        }
+    }
+}
