@@ -366,6 +366,7 @@ struct APIError: Error {
         case .notAuthorized: .forbidden
         case .unauthenticated: .unauthorized
         case .notFound: .notFound
+        case .conflict: .conflict
         case .rateLimited: .tooManyRequests
         case .payloadTooLarge: .contentTooLarge
         case .sharingPaused: HTTPResponse.Status(code: 423, reasonPhrase: "Locked")

@@ -35,6 +35,8 @@ public struct HealthError: Error, Sendable, Hashable, CustomStringConvertible {
         case payloadTooLarge = "HEALTH_PAYLOAD_TOO_LARGE"
         /// The owner paused sharing: paired devices get no data until it resumes.
         case sharingPaused = "HEALTH_SHARING_PAUSED"
+        /// The request contradicts the current state: an access request already decided, a changed object.
+        case conflict = "HEALTH_CONFLICT"
         /// The store cannot be opened: locked, corrupt, or from a newer version.
         case storeUnavailable = "HEALTH_STORE_UNAVAILABLE"
         /// An Apple Health export could not be read.

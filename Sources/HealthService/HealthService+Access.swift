@@ -75,12 +75,11 @@ extension HealthService {
         }
         if update.reset && update.allowRead.isEmpty && update.allowWrite.isEmpty && update.deny.isEmpty {
             try await store.setSetting(Self.grantsSettingPrefix + target.id, nil)
-            try await setPrincipalIDs(try await principalIDs().filter { $0 != target.id })
+            try await updatePrincipalIDs { $0.remove(target.id) }
         } else {
             let data = try JSONEncoder.wire.encode(grants)
             try await store.setSetting(Self.grantsSettingPrefix + target.id, String(decoding: data, as: UTF8.self))
-            var ids = try await principalIDs()
-            if !ids.contains(target.id) { ids.append(target.id); try await setPrincipalIDs(ids) }
+            try await updatePrincipalIDs { $0.insert(target.id) }
         }
         let stored = try await storedGrants(target) != nil
         let effective = try await self.grants(for: target)
@@ -126,9 +125,14 @@ extension HealthService {
         return ids
     }
 
-    func setPrincipalIDs(_ ids: [String]) async throws {
-        let data = try JSONEncoder.wire.encode(ids.sorted())
-        try await store.setSetting(Self.principalsSetting, String(decoding: data, as: UTF8.self))
+    /// Changes the index of principals with grants in one store transaction (two updates never lose each other).
+    func updatePrincipalIDs(_ change: @escaping @Sendable (inout Set<String>) -> Void) async throws {
+        try await store.updateSetting(Self.principalsSetting) { text in
+            var ids = Set(text.flatMap { try? JSONDecoder().decode([String].self, from: Data($0.utf8)) } ?? [])
+            change(&ids)
+            let data = try JSONEncoder.wire.encode(ids.sorted())
+            return String(decoding: data, as: UTF8.self)
+        }
     }
 
     /// Type names of a grant, resolved to short identifiers; `*` stays.

@@ -88,6 +88,12 @@ public protocol HealthStore: Sendable {
     // MARK: Settings
     func setting(_ key: String) async throws -> String?
     func setSetting(_ key: String, _ value: String?) async throws
+    /// Every setting whose key starts with `prefix`, by key.
+    func settings(prefix: String) async throws -> [String: String]
+    /// Reads a setting and writes what `transform` makes of it, in one transaction (nil removes it): two processes
+    /// or tasks updating the same key never lose each other's change. Returns the new value.
+    @discardableResult
+    func updateSetting(_ key: String, _ transform: @escaping @Sendable (String?) throws -> String?) async throws -> String?
 }
 
 /// What ``HealthStore/commit(_:)`` writes, in this order: deletions first, then samples, correlations, workouts.

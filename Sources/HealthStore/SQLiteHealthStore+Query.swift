@@ -382,6 +382,30 @@ extension SQLiteHealthStore {
         try await read { db in try String.fetchOne(db, sql: "SELECT value FROM settings WHERE key = ?", arguments: [key]) }
     }
 
+    public func settings(prefix: String) async throws -> [String: String] {
+        try await read { db in
+            // `substr` instead of LIKE: a prefix may contain `_` or `%`.
+            let rows = try Row.fetchAll(db, sql: "SELECT key, value FROM settings WHERE substr(key, 1, ?) = ?",
+                                        arguments: [prefix.unicodeScalars.count, prefix])
+            return Dictionary(rows.map { (row: Row) -> (String, String) in (row[0], row[1]) }, uniquingKeysWith: { a, _ in a })
+        }
+    }
+
+    @discardableResult
+    public func updateSetting(_ key: String,
+                              _ transform: @escaping @Sendable (String?) throws -> String?) async throws -> String? {
+        try await write { db in
+            let old = try String.fetchOne(db, sql: "SELECT value FROM settings WHERE key = ?", arguments: [key])
+            let new = try transform(old)
+            if let new {
+                try db.execute(sql: "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", arguments: [key, new])
+            } else {
+                try db.execute(sql: "DELETE FROM settings WHERE key = ?", arguments: [key])
+            }
+            return new
+        }
+    }
+
     public func setSetting(_ key: String, _ value: String?) async throws {
         try await write { db in
             if let value {

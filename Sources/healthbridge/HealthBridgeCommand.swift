@@ -22,7 +22,7 @@ struct HealthBridgeCommand: AsyncParsableCommand {
             NodeCommand.self,
             // Local-network export: server side, then the client of a paired server.
             PairCodeCommand.self, SharingCommand.self, ClientsCommand.self, AuditCommand.self,
-            DiscoverCommand.self, PairCommand.self, StatusCommand.self, RemoteCommand.self, FetchCommand.self,
+            DiscoverCommand.self, PairCommand.self, AccessCommand.self, StatusCommand.self, RemoteCommand.self, FetchCommand.self,
         ]
     )
 

@@ -79,6 +79,10 @@ final class InterruptingStore: HealthStore, @unchecked Sendable {
     func changeNotifications() -> AsyncStream<ChangeNotification> { base.changeNotifications() }
     func setting(_ key: String) async throws -> String? { try await base.setting(key) }
     func setSetting(_ key: String, _ value: String?) async throws { try await base.setSetting(key, value) }
+    func settings(prefix: String) async throws -> [String: String] { try await base.settings(prefix: prefix) }
+    func updateSetting(_ key: String, _ transform: @escaping @Sendable (String?) throws -> String?) async throws -> String? {
+        try await base.updateSetting(key, transform)
+    }
 }
 
 /// The result of `task`, or nil when it takes longer than `timeout` (a hung import).

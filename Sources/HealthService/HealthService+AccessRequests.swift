@@ -1,0 +1,313 @@
+import Foundation
+import HealthModel
+import HealthStore
+
+/// Authorization the way HealthKit asks for it: an app (or device, or push token) files a request for the types it
+/// wants to read and write, with a reason for each; the owner approves or denies it (`healthbridge grants requests`,
+/// the web console); the app learns whether it may *write* a type, never whether it may read one (a denied read looks
+/// like no data, HealthKit's rule).
+extension HealthService {
+    static let requestSettingPrefix = "access.request."
+    /// At most this many pending requests at once, from every principal together (each principal has at most one).
+    static let maximumPendingRequests = 200
+
+    /// Files a request for access for this service's principal, HealthKit's `requestAuthorization(toShare:read:)`.
+    ///
+    /// Types the owner already decided for this principal (granted, or in a request already approved or denied) are
+    /// not asked again; when nothing is left to ask, no request is filed. A principal has at most one pending
+    /// request: a second one adds its types to it.
+    ///
+    /// ```swift
+    /// let app = service.acting(as: try Principal(parsing: "app:com.example.diet"))
+    /// let filed = try await app.requestAccess(AccessRequestInput(read: ["bodyMass"], write: ["dietaryEnergyConsumed"],
+    ///                                                            reasons: ["bodyMass": "Track weight trends"]))
+    /// filed.request?.status   // .pending until the owner decides
+    /// ```
+    public func requestAccess(_ input: AccessRequestInput) async throws -> AccessRequestFiling {
+        guard principal.kind != .owner else {
+            throw HealthError(.invalidArgument, "the owner has every grant; access requests come from apps, devices and tokens")
+        }
+        let read = try Self.requestTypes(input.read)
+        let write = try Self.requestTypes(input.write)
+        guard !read.isEmpty || !write.isEmpty else {
+            throw HealthError(.invalidArgument, "name at least one type to read or to write")
+        }
+        let reasons = try Self.requestReasons(input.reasons)
+        let decided = try await decidedTypes(for: principal)
+        let grants = try await grants(for: principal)
+        let askRead = read.filter { !decided.read.contains($0) && !grants.read.allows($0) }
+        let askWrite = write.filter { !decided.write.contains($0) && !grants.write.allows($0) }
+        var filed: AccessRequest?
+        if !askRead.isEmpty || !askWrite.isEmpty {
+            filed = try await fileRequest(read: askRead, write: askWrite, reasons: reasons)
+        }
+        let status = try await authorizationStatus(types: write)
+        return AccessRequestFiling(request: filed, write: status.write)
+    }
+
+    /// Whether this service's principal may write each type: HealthKit's `authorizationStatus(for:)`.
+    /// `notDetermined` until the owner decides; reads are never reported (denial looks like no data).
+    ///
+    /// ```swift
+    /// try await app.authorizationStatus(types: ["dietaryWater"]).write["dietaryWater"]   // .sharingAuthorized
+    /// ```
+    public func authorizationStatus(types: [String]) async throws -> AuthorizationStatusResult {
+        let names = try Self.requestTypes(types)
+        let grants = try await grants(for: principal)
+        let decided = try await decidedTypes(for: principal)
+        var write: [String: AuthorizationStatus] = [:]
+        for name in names {
+            if grants.write.allows(name) {
+                write[name] = .sharingAuthorized
+            } else if decided.write.contains(name) || principal.kind == .owner {
+                write[name] = .sharingDenied
+            } else {
+                write[name] = .notDetermined
+            }
+        }
+        let pending = try await requests(of: principal).contains { $0.status == .pending }
+        return AuthorizationStatusResult(principal: principal.id, write: write, requestPending: pending)
+    }
+
+    /// The access requests (owner only), pending first, newest first; `status` keeps one kind.
+    ///
+    /// ```swift
+    /// for request in try await service.accessRequests(status: .pending).requests { print(request.principal) }
+    /// ```
+    public func accessRequests(status: AccessRequest.Status? = nil) async throws -> AccessRequestsResult {
+        try requireOwner("see access requests")
+        let all = try await allRequests().filter { status == nil || $0.status == status }
+        return AccessRequestsResult(requests: all.sorted {
+            ($0.status == .pending ? 0 : 1, $1.createdAt, $0.id) < ($1.status == .pending ? 0 : 1, $0.createdAt, $1.id)
+        })
+    }
+
+    /// Approves or denies a pending request (owner only). Approving grants the requested types, or the subset
+    /// `read`/`write` names; the rest of the request counts as denied and is not asked again.
+    ///
+    /// ```swift
+    /// try await service.decideAccessRequest(AccessDecision(id: request.id, approve: true))
+    /// ```
+    @discardableResult
+    public func decideAccessRequest(_ decision: AccessDecision) async throws -> AccessRequest {
+        try requireOwner("decide access requests")
+        guard let request = try await request(id: decision.id) else {
+            throw HealthError(.notFound, "no access request \(decision.id)")
+        }
+        guard request.status == .pending else {
+            throw HealthError(.conflict, "access request \(decision.id) was already \(request.status.rawValue)")
+        }
+        var grantedRead: [String] = [], grantedWrite: [String] = []
+        if decision.approve {
+            grantedRead = try decision.read.map { try Self.requestTypes($0) }.map { subset in
+                request.read.filter(subset.contains)
+            } ?? request.read
+            grantedWrite = try decision.write.map { try Self.requestTypes($0) }.map { subset in
+                request.write.filter(subset.contains)
+            } ?? request.write
+            if !grantedRead.isEmpty || !grantedWrite.isEmpty {
+                try await updateGrants(GrantsUpdate(principal: request.principal, allowRead: grantedRead,
+                                                    allowWrite: grantedWrite))
+            }
+        }
+        let now = ISO8601.string(clock())
+        let key = Self.requestSettingPrefix + request.id
+        let (read, write) = (grantedRead, grantedWrite)
+        let updated = try await store.updateSetting(key) { text in
+            guard let text, var stored = try? JSONDecoder().decode(AccessRequest.self, from: Data(text.utf8)) else {
+                throw HealthError(.notFound, "no access request \(decision.id)")
+            }
+            guard stored.status == .pending else {
+                throw HealthError(.conflict, "access request \(decision.id) was already \(stored.status.rawValue)")
+            }
+            stored.status = decision.approve ? .approved : .denied
+            stored.decidedAt = now
+            stored.grantedRead = read
+            stored.grantedWrite = write
+            return String(decoding: try JSONEncoder.wire.encode(stored), as: UTF8.self)
+        }
+        guard let updated, let result = try? JSONDecoder().decode(AccessRequest.self, from: Data(updated.utf8)) else {
+            throw HealthError(.internalError, "access request \(decision.id) was not stored")
+        }
+        return result
+    }
+
+    // MARK: - Storage
+
+    func fileRequest(read: [String], write: [String], reasons: [String: String]) async throws -> AccessRequest {
+        let pendingCount = try await allRequests().filter { $0.status == .pending && $0.principal != principal.id }.count
+        guard pendingCount < Self.maximumPendingRequests else {
+            throw HealthError(.rateLimited, "too many access requests are waiting for the owner; try again later")
+        }
+        let now = ISO8601.string(clock())
+        if var pending = try await requests(of: principal).first(where: { $0.status == .pending }) {
+            let key = Self.requestSettingPrefix + pending.id
+            let text = try await store.updateSetting(key) { text in
+                guard let text, var stored = try? JSONDecoder().decode(AccessRequest.self, from: Data(text.utf8)),
+                      stored.status == .pending else {
+                    return text
+                }
+                stored.read = Self.union(stored.read, read)
+                stored.write = Self.union(stored.write, write)
+                stored.reasons.merge(reasons) { _, new in new }
+                stored.createdAt = now
+                return String(decoding: try JSONEncoder.wire.encode(stored), as: UTF8.self)
+            }
+            if let text, let merged = try? JSONDecoder().decode(AccessRequest.self, from: Data(text.utf8)),
+               merged.status == .pending {
+                return merged
+            }
+            pending.status = .denied  // decided meanwhile: file a new one below
+        }
+        let request = AccessRequest(id: "req-" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16),
+                                    principal: principal.id, read: read, write: write, reasons: reasons, createdAt: now)
+        let data = try JSONEncoder.wire.encode(request)
+        try await store.setSetting(Self.requestSettingPrefix + request.id, String(decoding: data, as: UTF8.self))
+        return request
+    }
+
+    func allRequests() async throws -> [AccessRequest] {
+        try await store.settings(prefix: Self.requestSettingPrefix).values.compactMap {
+            try? JSONDecoder().decode(AccessRequest.self, from: Data($0.utf8))
+        }
+    }
+
+    func requests(of principal: Principal) async throws -> [AccessRequest] {
+        try await allRequests().filter { $0.principal == principal.id }
+    }
+
+    func request(id: String) async throws -> AccessRequest? {
+        guard let text = try await store.setting(Self.requestSettingPrefix + id) else { return nil }
+        return try? JSONDecoder().decode(AccessRequest.self, from: Data(text.utf8))
+    }
+
+    /// The types of this principal's decided requests: asked once, not asked again.
+    func decidedTypes(for principal: Principal) async throws -> (read: Set<String>, write: Set<String>) {
+        var read = Set<String>(), write = Set<String>()
+        for request in try await requests(of: principal) where request.status != .pending {
+            read.formUnion(request.read)
+            write.formUnion(request.write)
+        }
+        return (read, write)
+    }
+
+    func requireOwner(_ action: String) throws(HealthError) {
+        guard principal.kind == .owner else {
+            throw HealthError(.notAuthorized, "only the owner may \(action)")
+        }
+    }
+
+    static func requestTypes(_ names: [String]) throws(HealthError) -> [String] {
+        var seen = Set<String>(), result: [String] = []
+        for name in try grantTypes(names) where seen.insert(name).inserted {
+            guard name != "*" else {
+                throw HealthError(.invalidArgument, "an access request names its types; `*` is for the owner's grants")
+            }
+            result.append(name)
+        }
+        return result
+    }
+
+    static func requestReasons(_ reasons: [String: String]) throws(HealthError) -> [String: String] {
+        guard reasons.count <= 200 else { throw HealthError(.invalidArgument, "at most 200 reasons") }
+        var result: [String: String] = [:]
+        for (name, reason) in reasons {
+            let type = try grantTypes([name]).first ?? name
+            let text = reason.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard text.count <= 200, !text.contains(where: \.isNewline) else {
+                throw HealthError(.invalidArgument, "the reason for \(name) is one line of at most 200 characters")
+            }
+            result[type] = text
+        }
+        return result
+    }
+
+    static func union(_ a: [String], _ b: [String]) -> [String] {
+        a + b.filter { !a.contains($0) }
+    }
+}
+
+/// What an app asks for: types to read and to write (any spelling the registry knows), and why.
+public struct AccessRequestInput: Codable, Sendable, Hashable {
+    public var read: [String]
+    public var write: [String]
+    /// A short reason per type, shown to the owner (the app's usage description).
+    public var reasons: [String: String]
+
+    public init(read: [String] = [], write: [String] = [], reasons: [String: String] = [:]) {
+        self.read = read; self.write = write; self.reasons = reasons
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        read = try container.decodeIfPresent([String].self, forKey: .read) ?? []
+        write = try container.decodeIfPresent([String].self, forKey: .write) ?? []
+        reasons = try container.decodeIfPresent([String: String].self, forKey: .reasons) ?? [:]
+    }
+}
+
+/// A request for access, as the owner sees it.
+public struct AccessRequest: Codable, Sendable, Hashable, Identifiable {
+    public enum Status: String, Codable, Sendable, Hashable, CaseIterable {
+        case pending, approved, denied
+    }
+
+    public var id: String
+    /// Who asks (`app:ID`, `device:ID`, `ingest:NAME`, …).
+    public var principal: String
+    public var read: [String]
+    public var write: [String]
+    public var reasons: [String: String]
+    /// ISO 8601, UTC.
+    public var createdAt: String
+    public var status: Status
+    public var decidedAt: String?
+    /// What the owner granted when approving (the whole request unless a subset was chosen).
+    public var grantedRead: [String]
+    public var grantedWrite: [String]
+
+    public init(id: String, principal: String, read: [String], write: [String], reasons: [String: String],
+                createdAt: String, status: Status = .pending, decidedAt: String? = nil, grantedRead: [String] = [],
+                grantedWrite: [String] = []) {
+        self.id = id; self.principal = principal; self.read = read; self.write = write; self.reasons = reasons
+        self.createdAt = createdAt; self.status = status; self.decidedAt = decidedAt
+        self.grantedRead = grantedRead; self.grantedWrite = grantedWrite
+    }
+}
+
+/// The owner's answer to a request: approve (all of it, or the `read`/`write` subsets) or deny.
+public struct AccessDecision: Codable, Sendable, Hashable {
+    public var id: String
+    public var approve: Bool
+    public var read: [String]?
+    public var write: [String]?
+
+    public init(id: String, approve: Bool, read: [String]? = nil, write: [String]? = nil) {
+        self.id = id; self.approve = approve; self.read = read; self.write = write
+    }
+}
+
+/// HealthKit's `HKAuthorizationStatus`, for writing.
+public enum AuthorizationStatus: String, Codable, Sendable, Hashable, CaseIterable {
+    case notDetermined, sharingDenied, sharingAuthorized
+}
+
+/// The answer to ``HealthService/requestAccess(_:)``: the request filed (nil when there was nothing left to ask)
+/// and the write status of each type asked for.
+public struct AccessRequestFiling: Codable, Sendable, Hashable {
+    public var request: AccessRequest?
+    public var write: [String: AuthorizationStatus]
+}
+
+/// The answer to ``HealthService/authorizationStatus(types:)``.
+public struct AuthorizationStatusResult: Codable, Sendable, Hashable {
+    public var principal: String
+    public var write: [String: AuthorizationStatus]
+    /// Whether a request of this principal waits for the owner.
+    public var requestPending: Bool
+}
+
+/// Every access request.
+public struct AccessRequestsResult: Codable, Sendable, Hashable {
+    public var requests: [AccessRequest]
+}

@@ -1,0 +1,97 @@
+import Foundation
+import HealthModel
+import HealthStore
+import Testing
+@testable import HealthService
+
+/// HealthKit-style authorization: an app asks, the owner decides, the app learns its write status only.
+@Suite struct AccessRequestTests {
+    static let app = Principal(kind: .app, name: "com.example.diet")
+
+    @Test func anAppAsksTheOwnerDecidesAndTheAppIsNotAskedAgain() async throws {
+        let owner = try await HealthServiceTests.demoService()
+        let app = owner.acting(as: Self.app)
+
+        let before = try await app.authorizationStatus(types: ["dietaryWater", "bodyMass"])
+        #expect(before.write == ["dietaryWater": .notDetermined, "bodyMass": .notDetermined])
+        #expect(!before.requestPending)
+
+        let filed = try await app.requestAccess(AccessRequestInput(
+            read: ["bodyMass", "HKQuantityTypeIdentifierActiveEnergyBurned"], write: ["dietaryWater", "bodyMass"],
+            reasons: ["bodyMass": "Track weight trends", "dietaryWater": "Log hydration"]))
+        let request = try #require(filed.request)
+        #expect(request.status == .pending)
+        #expect(request.read == ["bodyMass", "activeEnergyBurned"])
+        #expect(request.reasons["bodyMass"] == "Track weight trends")
+        #expect(filed.write["dietaryWater"] == .notDetermined)
+        #expect(try await app.authorizationStatus(types: ["dietaryWater"]).requestPending)
+
+        // Asking again while pending adds to the same request.
+        let again = try await app.requestAccess(AccessRequestInput(write: ["dietaryEnergyConsumed"]))
+        #expect(again.request?.id == request.id)
+        #expect(again.request?.write == ["dietaryWater", "bodyMass", "dietaryEnergyConsumed"])
+
+        // Nobody but the owner sees or decides requests.
+        await #expect(throws: HealthError.self) { try await app.accessRequests() }
+        await #expect(throws: HealthError.self) { try await app.decideAccessRequest(AccessDecision(id: request.id, approve: true)) }
+
+        let pending = try await owner.accessRequests(status: .pending)
+        #expect(pending.requests.map(\.id) == [request.id])
+        // The owner grants reading both types, and writing water only.
+        let decided = try await owner.decideAccessRequest(AccessDecision(id: request.id, approve: true,
+                                                                         write: ["dietaryWater"]))
+        #expect(decided.status == .approved)
+        #expect(decided.grantedWrite == ["dietaryWater"])
+        #expect(decided.grantedRead == ["bodyMass", "activeEnergyBurned"])
+
+        let after = try await app.authorizationStatus(types: ["dietaryWater", "bodyMass", "dietaryEnergyConsumed", "stepCount"])
+        #expect(after.write == ["dietaryWater": .sharingAuthorized, "bodyMass": .sharingDenied,
+                                "dietaryEnergyConsumed": .sharingDenied, "stepCount": .notDetermined])
+        #expect(!after.requestPending)
+        #expect(try await owner.grants(for: Self.app).read.allows("activeEnergyBurned"))
+        #expect(try await app.logWater(250).inserted == 1)
+
+        // Decided types are not asked again; a new type is.
+        #expect(try await app.requestAccess(AccessRequestInput(write: ["bodyMass"])).request == nil)
+        let newer = try await app.requestAccess(AccessRequestInput(write: ["bodyMass", "dietaryProtein"]))
+        #expect(newer.request?.write == ["dietaryProtein"])
+        let denied = try await owner.decideAccessRequest(AccessDecision(id: try #require(newer.request?.id), approve: false))
+        #expect(denied.status == .denied && denied.grantedWrite.isEmpty)
+        #expect(try await app.authorizationStatus(types: ["dietaryProtein"]).write["dietaryProtein"] == .sharingDenied)
+
+        // A decided request cannot be decided again; an unknown one is not found.
+        await #expect { try await owner.decideAccessRequest(AccessDecision(id: request.id, approve: false)) }
+            throws: { ($0 as? HealthError)?.code == .conflict }
+        await #expect { try await owner.decideAccessRequest(AccessDecision(id: "req-nope", approve: true)) }
+            throws: { ($0 as? HealthError)?.code == .notFound }
+    }
+
+    @Test func badRequestsAreRefusedWithTheirReason() async throws {
+        let owner = try await HealthServiceTests.demoService()
+        let app = owner.acting(as: Self.app)
+        await #expect { try await app.requestAccess(AccessRequestInput()) }
+            throws: { ($0 as? HealthError)?.code == .invalidArgument }
+        await #expect { try await app.requestAccess(AccessRequestInput(read: ["stepz"])) }
+            throws: { ($0 as? HealthError)?.code == .invalidType }
+        await #expect { try await app.requestAccess(AccessRequestInput(write: ["*"])) }
+            throws: { ($0 as? HealthError)?.code == .invalidArgument }
+        await #expect { try await app.requestAccess(AccessRequestInput(write: ["dietaryWater"], reasons: ["dietaryWater": "a\nb"])) }
+            throws: { ($0 as? HealthError)?.code == .invalidArgument }
+        await #expect { try await owner.requestAccess(AccessRequestInput(read: ["stepCount"])) }
+            throws: { ($0 as? HealthError)?.code == .invalidArgument }
+        #expect(try await owner.accessRequests().requests.isEmpty, "nothing was filed")
+    }
+
+    /// Concurrent grant changes for different principals all land (the index is updated in one transaction each).
+    @Test func concurrentGrantChangesAreAllKept() async throws {
+        let owner = try await HealthServiceTests.demoService()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for i in 0..<20 {
+                group.addTask { try await owner.updateGrants(GrantsUpdate(principal: "app:a\(i)", allowWrite: ["dietaryWater"])) }
+            }
+            try await group.waitForAll()
+        }
+        let ids = Set(try await owner.listGrants().principals.map(\.principal))
+        #expect((0..<20).allSatisfy { ids.contains("app:a\($0)") })
+    }
+}
