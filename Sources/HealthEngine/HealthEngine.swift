@@ -144,7 +144,6 @@ public struct HealthEngine: Sendable {
         }
         let scan = ScanRequest(type: type.identifier, start: request.start, end: request.end,
                                unit: type.kind == .quantity ? unit : nil, sourceIDs: sourceIDs)
-        let rankCount = max(1, ordered.count)
         let merged = !request.separateBySource && (type.kind == .category || type.isCumulative)
         let isSleep = type.identifier == "sleepAnalysis"
         let series: Series
