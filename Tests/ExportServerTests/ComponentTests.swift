@@ -174,7 +174,7 @@ struct ConnectionGuardTests {
             let closed = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .connect(host: "127.0.0.1", port: harness.port).get()
             try await closed.closeFuture.get()
-            #expect(ContinuousClock.now - started < .seconds(4))
+            #expect(ContinuousClock.now - started < .seconds(20), "closed by the idle timeout, not by the test ending")
         }
     }
 }

@@ -198,7 +198,7 @@ extension GatewayNodeTests {
                     let elapsed = ContinuousClock.now - started
                     #expect(outcome.errorCode == "UNAVAILABLE")
                     #expect(outcome.errorMessage == "UNAVAILABLE: health.query timed out after 150 ms")
-                    #expect(elapsed < .seconds(1), "answered after \(elapsed)")
+                    #expect(elapsed < .milliseconds(1_800), "answered after \(elapsed), not when the 2 s handler ended")
                     // Other commands are unaffected.
                     #expect(await gateway.invoke("health.summary", params: .object(["type": .string("stepCount")]),
                                                  timeoutMs: 2_000).errorCode == nil)
@@ -254,7 +254,7 @@ extension GatewayNodeTests {
                     #expect(outcomes.allSatisfy { $0.errorCode == nil }, "\(outcomes)")
                     #expect(running.value.peak == 2)
                     #expect(elapsed >= .milliseconds(600))
-                    #expect(elapsed < .seconds(3))
+                    #expect(elapsed < .seconds(10))
                 }
             }
         }

@@ -122,7 +122,7 @@ struct XMLScannerDoctypeTests {
         }
         scanner.finish { _ in Issue.record("unexpected event") }
         #expect(values == ["&lol9;", "&lol;&&lol9;", "6"])
-        #expect(ContinuousClock.now - start < .seconds(1))
+        #expect(ContinuousClock.now - start < .seconds(10), "entities are not expanded")
         #expect(scan(doc).malformed.isEmpty)
     }
 
