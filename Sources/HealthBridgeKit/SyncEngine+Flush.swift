@@ -104,8 +104,9 @@ extension SyncEngine {
             entry.operation.sample.map { SampleWrite(type: $0.type, value: $0.value, unit: $0.unit, date: $0.date,
                                                      syncId: entry.syncId) }
         }
+        let outcome: WriteOutcome
         do {
-            try await manager.save(writes)
+            outcome = try await manager.save(writes)
         } catch {
             if entries.count > 1, !Self.keepsPending(error) {
                 // One of them is refused: send them one by one to find which.
@@ -116,28 +117,35 @@ extension SyncEngine {
             }
             return recordFailure(error, entries, &report)
         }
-        return confirm(entries, &report)
+        return confirm(entries, alreadyStored: outcome.unchanged, &report)
     }
 
     func sendOne(_ entry: OutboxEntry, _ report: inout FlushReport) async -> Bool {
+        var stored = 0
         do {
             switch entry.operation {
-            case .food(let meal): try await manager.writeNutrition(from: meal)
+            case .food(let meal):
+                let outcome = try await manager.writeNutrition(from: meal)
+                stored = outcome.inserted + outcome.replaced == 0 ? 1 : 0
             case .deleteFood(let logId): try await manager.deleteNutrition(logId: logId)
             case .water, .weight: return await sendSamples([entry], &report)
             }
         } catch {
             return recordFailure(error, [entry], &report)
         }
-        return confirm([entry], &report)
+        return confirm([entry], alreadyStored: stored, &report)
     }
 
     /// Marks entries the server confirmed; stops the flush if the outbox cannot be written (they are sent again
     /// later, which the sync ids make harmless).
-    func confirm(_ entries: [OutboxEntry], _ report: inout FlushReport) -> Bool {
+    func confirm(_ entries: [OutboxEntry], alreadyStored: Int, _ report: inout FlushReport) -> Bool {
         do {
             try markSynced(entries)
             report.synced += entries.count
+            counters.withLock {
+                $0.confirmed += entries.count
+                $0.alreadyStored += alreadyStored
+            }
             return false
         } catch {
             logger.error("cannot mark synced entries in the outbox", metadata: ["error": "\(type(of: error))"])

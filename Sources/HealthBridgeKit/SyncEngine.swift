@@ -29,6 +29,7 @@ public final class SyncEngine: Sendable {
     let wakeStream: AsyncStream<Void>
     let wakeContinuation: AsyncStream<Void>.Continuation
     let flushing = Mutex(false)
+    let counters = Mutex(SyncTotals())
 
     /// Opens the engine on the app's database, creating its two tables (`healthbridge_outbox`,
     /// `healthbridge_sync_state`) when missing. The app's own tables are not touched.
@@ -188,6 +189,10 @@ public final class SyncEngine: Sendable {
                            lastError: row["last_error"], lastCode: row["last_code"])
     }
 
+    /// What this engine sent since it was opened: entries confirmed, and how many of them the server already
+    /// had (a retry whose first answer was lost, applied once).
+    public var totals: SyncTotals { counters.withLock { $0 } }
+
     // MARK: State
 
     func state(_ key: String) throws -> String? {
@@ -202,4 +207,16 @@ public final class SyncEngine: Sendable {
                            arguments: [key, value])
         }
     }
+}
+
+/// Counters of a ``SyncEngine`` since it was opened.
+///
+/// ```swift
+/// print("\(engine.totals.confirmed) confirmed, \(engine.totals.alreadyStored) were retries the server already had")
+/// ```
+public struct SyncTotals: Sendable, Hashable {
+    /// Entries the server confirmed.
+    public var confirmed = 0
+    /// Entries the server answered as already stored: a retry after a lost answer, applied once.
+    public var alreadyStored = 0
 }

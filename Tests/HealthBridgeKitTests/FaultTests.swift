@@ -61,7 +61,8 @@ extension KitTests {
             #expect(Set(syncIds) == Set(ids))
             let attempts = try engine.outbox().reduce(0) { $0 + $1.attempts }
             let figures = proxy.figures
-            print("fault test: 1000 writes, \(kills) SIGKILLs, \(figures.connections) connections, \(figures.lostAnswers) answers lost after the request, \(figures.refused) connections cut before it, \(attempts) attempts; \(syncIds.count) stored, \(Set(syncIds).count) distinct; \(elapsed)")
+            let totals = engine.totals
+            print("fault test: 1000 writes, \(kills) SIGKILLs, \(figures.connections) connections, \(figures.lostAnswers) answers cut after the request reached the server, \(figures.refused) connections cut before it, \(attempts) attempts; \(totals.alreadyStored) entries found already stored on retry; \(syncIds.count) stored, \(Set(syncIds).count) distinct; \(elapsed)")
         } catch {
             proxy.stop()
             await server.stop()
