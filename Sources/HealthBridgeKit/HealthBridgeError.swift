@@ -42,6 +42,10 @@ public enum HealthBridgeError: Error, Sendable, LocalizedError, CustomStringConv
 }
 
 /// The details of a ``HealthBridgeError``.
+///
+/// ```swift
+/// if error.failure.code == .conflict { /* show the conflict */ }
+/// ```
 public struct HealthBridgeFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// The server's code (`HEALTH_INVALID_ARGUMENT`, `HEALTH_CONFLICT`…), nil when there was no answer.
     public var code: HealthError.Code?

@@ -48,6 +48,10 @@ extension HealthBridgeManager {
     }
 
     /// Every page of a samples request, following the cursor.
+    ///
+    /// ```swift
+    /// let year = try await manager.allSamples(DataRequest(types: ["bodyMass"], start: "2025-01-01T00:00:00Z", end: "2026-01-01T00:00:00Z"))
+    /// ```
     public func allSamples(_ request: DataRequest, maxSamples: Int = 100_000) async throws(HealthBridgeError) -> [ExportSample] {
         var request = request
         var all: [ExportSample] = []

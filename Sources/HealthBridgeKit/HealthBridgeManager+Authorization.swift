@@ -33,6 +33,10 @@ extension HealthBridgeManager {
     }
 
     /// The seed's onboarding subset (``HealthBridgePermissions/onboardingWriteTypes`` and read types).
+    ///
+    /// ```swift
+    /// try await manager.requestOnboardingAuthorization()
+    /// ```
     @discardableResult
     public func requestOnboardingAuthorization() async throws(HealthBridgeError) -> AuthorizationRequestResult {
         try await requestAuthorization(toShare: HealthBridgePermissions.onboardingWriteTypes,
@@ -40,6 +44,10 @@ extension HealthBridgeManager {
     }
 
     /// The seed's full set.
+    ///
+    /// ```swift
+    /// try await manager.requestFullAuthorization()
+    /// ```
     @discardableResult
     public func requestFullAuthorization() async throws(HealthBridgeError) -> AuthorizationRequestResult {
         try await requestAuthorization(toShare: HealthBridgePermissions.writeTypes, read: HealthBridgePermissions.readTypes)
@@ -56,6 +64,10 @@ extension HealthBridgeManager {
     }
 
     /// The write status of several types at once.
+    ///
+    /// ```swift
+    /// let statuses = try await manager.authorizationStatuses(for: HealthBridgePermissions.writeTypes)
+    /// ```
     public func authorizationStatuses(for types: Set<HealthDataType>)
         async throws(HealthBridgeError) -> [HealthDataType: HealthAuthorizationStatus]
     {

@@ -53,6 +53,10 @@ extension HealthBridgeManager {
 extension HealthBridgeManager {
     /// Background delivery: with HealthBridge the change feed is always on, so there is nothing to enable. Kept for
     /// the seed's call sites.
+    ///
+    /// ```swift
+    /// manager.enableBackgroundDelivery()
+    /// ```
     public func enableBackgroundDelivery() {}
 
     /// Starts observers on `bodyMass` and `activeEnergyBurned` that post ``Foundation/Notification/Name/healthBridgeWeightUpdated``
@@ -93,6 +97,10 @@ extension HealthBridgeManager {
     }
 
     /// Stops the observers of ``setupObserverQueries()``.
+    ///
+    /// ```swift
+    /// manager.stopObserverQueries()
+    /// ```
     public func stopObserverQueries() {
         observerTasks.withLock { tasks in
             for task in tasks { task.cancel() }

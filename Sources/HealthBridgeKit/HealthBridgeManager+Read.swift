@@ -50,6 +50,10 @@ extension HealthBridgeManager {
     }
 
     /// Basal (resting) energy burned today so far, kcal, merged by priority: with active energy, today's TDEE.
+    ///
+    /// ```swift
+    /// let tdee = try await manager.fetchTodayBasalEnergy() + manager.fetchTodayActiveEnergy()
+    /// ```
     public func fetchTodayBasalEnergy() async throws(HealthBridgeError) -> Double {
         try await todaySum(.basalEnergyBurned)
     }

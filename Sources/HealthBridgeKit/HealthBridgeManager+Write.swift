@@ -81,6 +81,10 @@ extension HealthBridgeManager {
 }
 
 /// One quantity sample to save with ``HealthBridgeManager/save(_:)``.
+///
+/// ```swift
+/// let write = SampleWrite(type: .dietaryWater, value: 250, unit: "mL", date: Date(), syncId: "water-7")
+/// ```
 public struct SampleWrite: Codable, Sendable, Hashable {
     public var type: HealthDataType
     public var value: Double

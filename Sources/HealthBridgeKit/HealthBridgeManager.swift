@@ -60,6 +60,10 @@ public final class HealthBridgeManager: Sendable {
     }
 
     /// Whether the client is paired with a server (HealthKit's `isHealthDataAvailable()`).
+    ///
+    /// ```swift
+    /// if !manager.isAvailable { try await manager.pair(qrPayload: scanned) }
+    /// ```
     public var isAvailable: Bool { paired.withLock { $0 != nil } }
 
     /// The paired server (nil until paired).
@@ -107,6 +111,10 @@ public final class HealthBridgeManager: Sendable {
 
     /// Forgets the pairing (removes the credentials file). The server still lists the client until
     /// `healthbridge clients revoke`.
+    ///
+    /// ```swift
+    /// try manager.unpair()
+    /// ```
     public func unpair() throws {
         if FileManager.default.fileExists(atPath: credentialsFile.path) {
             try FileManager.default.removeItem(at: credentialsFile)

@@ -26,6 +26,10 @@ public struct WriteOutcome: Codable, Sendable, Hashable {
 }
 
 /// What a delete did (`DELETE /api/v1/log/{logId}`).
+///
+/// ```swift
+/// let gone = try await manager.deleteNutrition(logId: "meal-42").deleted
+/// ```
 public struct DeleteOutcome: Codable, Sendable, Hashable {
     public var deleted: Int
     public var uuids: [String]
@@ -33,6 +37,10 @@ public struct DeleteOutcome: Codable, Sendable, Hashable {
 }
 
 /// One sample as the server's use cases give it.
+///
+/// ```swift
+/// let mine = batch.added.compactMap(\.sample).filter { $0.syncId?.hasPrefix("water-") == true }
+/// ```
 public struct SampleRecord: Codable, Sendable, Hashable {
     public var uuid: String
     public var start: String
@@ -49,6 +57,11 @@ public struct SampleRecord: Codable, Sendable, Hashable {
 }
 
 /// One workout in a list.
+///
+/// ```swift
+/// let list = try await manager.get("health/workouts", query: [("start", "7d")], as: WorkoutList.self)
+/// let minutes = list.workouts.map(\.durationMinutes)
+/// ```
 public struct WorkoutRecord: Codable, Sendable, Hashable {
     public var uuid: String
     public var activityType: String
@@ -66,6 +79,10 @@ public struct WorkoutRecord: Codable, Sendable, Hashable {
 }
 
 /// `GET /api/v1/health/workouts`.
+///
+/// ```swift
+/// let week = try await manager.get("health/workouts", query: [("start", "7d")], as: WorkoutList.self)
+/// ```
 public struct WorkoutList: Codable, Sendable, Hashable {
     public var count: Int
     public var workouts: [WorkoutRecord]
@@ -75,6 +92,10 @@ public struct WorkoutList: Codable, Sendable, Hashable {
 }
 
 /// `GET /api/v1/health/latest`.
+///
+/// ```swift
+/// let latest = try await manager.get("health/latest", query: [("type", "restingHeartRate")], as: LatestSample.self)
+/// ```
 public struct LatestSample: Codable, Sendable, Hashable {
     public var type: String
     /// False when there is no sample (or the type is not shared with this app: the same answer).
@@ -120,6 +141,11 @@ public struct StatisticsQuery: Codable, Sendable, Hashable {
 }
 
 /// Statistics per bucket, merged across sources by the server's priority order.
+///
+/// ```swift
+/// let steps = try await manager.statistics(StatisticsQuery(type: .stepCount, start: "7d", interval: "day"))
+/// for bucket in steps.buckets { print(bucket.start, bucket.sum ?? 0) }
+/// ```
 public struct StatisticsResult: Codable, Sendable, Hashable {
     public struct Bucket: Codable, Sendable, Hashable {
         public var start: String
@@ -142,6 +168,11 @@ public struct StatisticsResult: Codable, Sendable, Hashable {
 }
 
 /// One answer of the anchored change feed (`GET /api/v1/health/changes`): HealthKit's anchored object query.
+///
+/// ```swift
+/// let batch = try await manager.changes(types: [.bodyMass], anchor: saved)
+/// saved = batch.anchor
+/// ```
 public struct ChangeBatch: Codable, Sendable, Hashable {
     public struct Added: Codable, Sendable, Hashable {
         public var type: String
@@ -166,11 +197,19 @@ public struct ChangeBatch: Codable, Sendable, Hashable {
 }
 
 /// HealthKit's `HKAuthorizationStatus`, for writing: reads are never reported.
+///
+/// ```swift
+/// if try await manager.authorizationStatus(for: .dietaryWater) == .sharingDenied { hideWaterSync() }
+/// ```
 public enum HealthAuthorizationStatus: String, Codable, Sendable, Hashable, CaseIterable {
     case notDetermined, sharingDenied, sharingAuthorized
 }
 
 /// A request for access as the server keeps it.
+///
+/// ```swift
+/// if let request = try await manager.requestFullAuthorization().request { print("ask the owner to approve \(request.id)") }
+/// ```
 public struct AccessRequestRecord: Codable, Sendable, Hashable {
     public enum Status: String, Codable, Sendable, Hashable { case pending, approved, denied }
     public var id: String
@@ -181,6 +220,11 @@ public struct AccessRequestRecord: Codable, Sendable, Hashable {
 }
 
 /// The answer to ``HealthBridgeManager/requestAuthorization(toShare:read:reasons:)``.
+///
+/// ```swift
+/// let result = try await manager.requestOnboardingAuthorization()
+/// let pending = result.request?.status == .pending
+/// ```
 public struct AuthorizationRequestResult: Codable, Sendable, Hashable {
     /// The request filed, nil when every type was already decided.
     public var request: AccessRequestRecord?
@@ -188,6 +232,10 @@ public struct AuthorizationRequestResult: Codable, Sendable, Hashable {
 }
 
 /// `GET /api/v1/access/status`.
+///
+/// ```swift
+/// let answer = try await manager.get("access/status", query: [("types", "bodyMass")], as: AuthorizationStatusAnswer.self)
+/// ```
 public struct AuthorizationStatusAnswer: Codable, Sendable, Hashable {
     public var principal: String
     public var write: [String: HealthAuthorizationStatus]
@@ -195,6 +243,10 @@ public struct AuthorizationStatusAnswer: Codable, Sendable, Hashable {
 }
 
 /// ISO-8601 instants as the server writes them.
+///
+/// ```swift
+/// let date = HealthBridgeDates.parse("2026-11-25T08:00:00Z")
+/// ```
 public enum HealthBridgeDates {
     /// An instant with a zone, fractional seconds allowed; nil when malformed.
     public static func parse(_ text: String) -> Date? { ISO8601.date(text) }

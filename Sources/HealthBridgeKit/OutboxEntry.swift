@@ -26,6 +26,10 @@ public struct OutboxEntry: Sendable, Hashable, Identifiable {
 }
 
 /// What an outbox entry does.
+///
+/// ```swift
+/// try engine.enqueue(.water(milliliters: 250, date: Date()), syncId: "water-1", in: db)
+/// ```
 public enum OutboxOperation: Codable, Sendable, Hashable {
     /// A meal (its nutrients and the food correlation), idempotent by its log id and version.
     case food(FoodLogRecord)
@@ -56,6 +60,10 @@ public enum OutboxOperation: Codable, Sendable, Hashable {
 }
 
 /// Where an outbox entry stands.
+///
+/// ```swift
+/// let waiting = try engine.outbox(status: .pending).count
+/// ```
 public enum OutboxStatus: String, Codable, Sendable, Hashable, CaseIterable {
     /// Not confirmed yet: retried with backoff until it is.
     case pending
@@ -89,6 +97,10 @@ public struct RetryPolicy: Sendable, Hashable {
 
     /// The delay after `attempts` failures: `baseDelay · 2^(attempts-1)`, at most `maxDelay`, times a random
     /// factor in 0.5…1 so that many clients do not retry in step.
+    ///
+    /// ```swift
+    /// RetryPolicy().delay(afterAttempts: 3)   // 2…4 s
+    /// ```
     public func delay(afterAttempts attempts: Int, retryAfter: Int? = nil) -> TimeInterval {
         let base = Self.seconds(baseDelay), cap = Self.seconds(maxDelay)
         let exponential = min(cap, base * pow(2, Double(max(0, min(attempts - 1, 30)))))

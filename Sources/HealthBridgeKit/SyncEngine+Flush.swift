@@ -3,6 +3,11 @@ import GRDB
 import HealthModel
 
 /// What one ``SyncEngine/flush()`` did.
+///
+/// ```swift
+/// let report = await engine.flush()
+/// if let next = report.nextAttemptAt { print("retrying at \(next)") }
+/// ```
 public struct FlushReport: Sendable, Hashable {
     /// Entries confirmed by the server in this flush.
     public var synced = 0

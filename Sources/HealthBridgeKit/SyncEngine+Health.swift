@@ -4,6 +4,11 @@ import HealthModel
 
 /// Today's energy: what the body burned at rest and by activity, each merged across sources by the server's
 /// priority order; TDEE is their sum.
+///
+/// ```swift
+/// let budget = try await engine.refreshEnergy()
+/// let remaining = budget.tdee - eatenToday
+/// ```
 public struct EnergyBudget: Codable, Sendable, Hashable {
     /// kcal.
     public var active: Double
@@ -19,6 +24,10 @@ public struct EnergyBudget: Codable, Sendable, Hashable {
 }
 
 /// A weight as the change feed brings it.
+///
+/// ```swift
+/// try await engine.followWeights { reading in print(reading.kilograms, reading.date) }
+/// ```
 public struct WeightReading: Sendable, Hashable {
     public var kilograms: Double
     public var date: Date
@@ -51,6 +60,10 @@ extension SyncEngine {
     }
 
     /// The last energy read (kept across restarts), nil before the first.
+    ///
+    /// ```swift
+    /// let shown = engine.lastEnergy?.tdee ?? 0
+    /// ```
     public var lastEnergy: EnergyBudget? {
         (try? state(Self.energyKey)).flatMap { try? JSONDecoder().decode(EnergyBudget.self, from: Data($0.utf8)) }
     }

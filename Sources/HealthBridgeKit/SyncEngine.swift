@@ -33,6 +33,10 @@ public final class SyncEngine: Sendable {
 
     /// Opens the engine on the app's database, creating its two tables (`healthbridge_outbox`,
     /// `healthbridge_sync_state`) when missing. The app's own tables are not touched.
+    ///
+    /// ```swift
+    /// let engine = try SyncEngine(manager: manager, database: try DatabaseQueue(path: "diet.sqlite"))
+    /// ```
     public init(manager: HealthBridgeManager, database: any DatabaseWriter, policy: RetryPolicy = RetryPolicy(),
                 logger: Logger = HealthBridgeManager.silentLogger) throws {
         self.manager = manager
@@ -78,6 +82,10 @@ public final class SyncEngine: Sendable {
     }
 
     /// Logs water drunk (mL); `syncId` defaults to a fresh one.
+    ///
+    /// ```swift
+    /// try await engine.logWater(250)
+    /// ```
     @discardableResult
     public func logWater(_ milliliters: Double, date: Date = Date(), syncId: String? = nil) async throws -> OutboxEntry {
         try await submit(.water(milliliters: milliliters, date: HealthBridgeDates.wholeSecond(date)),
@@ -85,6 +93,10 @@ public final class SyncEngine: Sendable {
     }
 
     /// Logs a weight (kg); `syncId` defaults to a fresh one.
+    ///
+    /// ```swift
+    /// try await engine.logWeight(72.4, date: Date(), syncId: "weight-\(entry.id)")
+    /// ```
     @discardableResult
     public func logWeight(_ kilograms: Double, date: Date = Date(), syncId: String? = nil) async throws -> OutboxEntry {
         try await submit(.weight(kilograms: kilograms, date: HealthBridgeDates.wholeSecond(date)),
@@ -92,12 +104,20 @@ public final class SyncEngine: Sendable {
     }
 
     /// Deletes a meal on the server, after its write (outbox order).
+    ///
+    /// ```swift
+    /// try await engine.deleteFood(logId: "meal-42")
+    /// ```
     @discardableResult
     public func deleteFood(logId: String) async throws -> OutboxEntry {
         try await submit(.deleteFood(logId: logId), syncId: "delete-\(logId)-" + UUID().uuidString.lowercased())
     }
 
     /// The sync id of a meal: its log id and version (an edited meal is a new version).
+    ///
+    /// ```swift
+    /// let entry = try engine.entry(syncId: SyncEngine.foodSyncId(meal))
+    /// ```
     public static func foodSyncId(_ meal: FoodLogRecord) -> String { "food-\(meal.id)-v\(meal.version)" }
 
     func submit(_ operation: OutboxOperation, syncId: String) async throws -> OutboxEntry {
@@ -137,6 +157,10 @@ public final class SyncEngine: Sendable {
     // MARK: Outbox
 
     /// The outbox, in sending order; `status` keeps one kind.
+    ///
+    /// ```swift
+    /// for entry in try engine.outbox(status: .invalid) { print(entry.syncId, entry.lastError ?? "") }
+    /// ```
     public func outbox(status: OutboxStatus? = nil) throws -> [OutboxEntry] {
         try database.read { db in
             let rows = status.map { try? Row.fetchAll(db, sql: "SELECT * FROM healthbridge_outbox WHERE status = ? ORDER BY id",
@@ -147,6 +171,10 @@ public final class SyncEngine: Sendable {
     }
 
     /// How many entries are in each state.
+    ///
+    /// ```swift
+    /// let pending = try engine.counts()[.pending] ?? 0
+    /// ```
     public func counts() throws -> [OutboxStatus: Int] {
         try database.read { db in
             var counts: [OutboxStatus: Int] = [:]
@@ -157,6 +185,11 @@ public final class SyncEngine: Sendable {
         }
     }
 
+    /// The outbox entry of a sync id, nil when none.
+    ///
+    /// ```swift
+    /// let status = try engine.entry(syncId: "water-1")?.status
+    /// ```
     public func entry(syncId: String) throws -> OutboxEntry? {
         try database.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM healthbridge_outbox WHERE sync_id = ?", arguments: [syncId])
@@ -165,6 +198,11 @@ public final class SyncEngine: Sendable {
     }
 
     /// Puts entries that stopped (`denied` after the owner granted the write, say) back in the queue.
+    ///
+    /// ```swift
+    /// try engine.retry(status: .denied)   // after the owner granted the write
+    /// await engine.flush()
+    /// ```
     @discardableResult
     public func retry(status: OutboxStatus = .denied) throws -> Int {
         guard status != .pending, status != .synced else { return 0 }
@@ -191,6 +229,10 @@ public final class SyncEngine: Sendable {
 
     /// What this engine sent since it was opened: entries confirmed, and how many of them the server already
     /// had (a retry whose first answer was lost, applied once).
+    ///
+    /// ```swift
+    /// print(engine.totals.alreadyStored)
+    /// ```
     public var totals: SyncTotals { counters.withLock { $0 } }
 
     // MARK: State

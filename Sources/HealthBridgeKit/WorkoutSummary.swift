@@ -20,6 +20,11 @@ public struct WorkoutSummary: Sendable, Hashable {
         self.startDate = startDate; self.endDate = endDate
     }
 
+    /// The seed's display name: Running, Walking, Cycling, Swimming, Strength Training, Yoga, Hiking, else Workout.
+    ///
+    /// ```swift
+    /// summary.displayName   // "Strength Training" for functionalStrengthTraining
+    /// ```
     public var displayName: String {
         switch activityType.name {
         case "running": return "Running"
