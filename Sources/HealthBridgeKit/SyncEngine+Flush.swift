@@ -17,7 +17,7 @@ public struct FlushReport: Sendable, Hashable {
     public var deferred = 0
     /// Entries still pending after the flush.
     public var pending = 0
-    /// When the next pending entry is due, nil when none is pending.
+    /// When the head of the queue is due (entries go in order), nil when none is pending.
     public var nextAttemptAt: Date?
 }
 
@@ -53,7 +53,8 @@ extension SyncEngine {
         }
         if let (pending, next) = try? await database.read({ db in
             (try Int.fetchOne(db, sql: "SELECT count(*) FROM healthbridge_outbox WHERE status = 'pending'") ?? 0,
-             try Double.fetchOne(db, sql: "SELECT min(next_attempt_at) FROM healthbridge_outbox WHERE status = 'pending'"))
+             // Sending stays in order: the head of the queue says when anything can go next.
+             try Double.fetchOne(db, sql: "SELECT next_attempt_at FROM healthbridge_outbox WHERE status = 'pending' ORDER BY id LIMIT 1"))
         }) {
             report.pending = pending
             report.nextAttemptAt = next.map(Date.init(timeIntervalSince1970:))
