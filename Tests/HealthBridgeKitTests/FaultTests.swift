@@ -15,7 +15,7 @@ extension KitTests {
             let db = try DatabaseQueue(path: directory.appendingPathComponent("app.sqlite").path)
             let engine = try SyncEngine(manager: manager, database: db,
                                         policy: RetryPolicy(baseDelay: .milliseconds(20), maxDelay: .milliseconds(300),
-                                                            batchSize: 20))
+                                                            batchSize: 50))
             let ids = (0..<1_000).map { "fault-\($0)" }
             let base = Date().addingTimeInterval(-3_600)
             try await db.write { db in
