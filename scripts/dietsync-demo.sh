@@ -31,6 +31,6 @@ expect "synced with HealthBridge" "$(diet-sync weight 72.4)"
 expect "synced with HealthBridge" "$(diet-sync delete-meal cake)"
 expect "calories in: 320 kcal" "$(diet-sync today)"
 (sleep 2; healthbridge log weight 71.8 >/dev/null) &
-expect "new weight: 71.8 kg" "$(diet-sync watch --seconds 5)"
+expect "new weight: 71.8 kg" "$(diet-sync watch --seconds 10)"
 expect "weight: 71.8 kg" "$(diet-sync today)"
 echo "DietSync end to end: ok"

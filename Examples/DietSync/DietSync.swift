@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import HealthBridgeKit
 import Logging
+import Synchronization
 
 /// A small diet log that keeps meals and weights in its own SQLite file and syncs them with HealthBridge through
 /// HealthBridgeKit: pair, ask for access, log meals, water and weight, delete a meal, see today's calories in against
@@ -209,10 +210,13 @@ struct Watch: AsyncParsableCommand {
         abstract: "Follow weights written elsewhere (another app, `healthbridge log weight`) and keep them here.")
     @OptionGroup var app: AppOptions
     @Option(help: "Stop after this many seconds (default: run until interrupted).") var seconds: Double?
+    @Option(help: "Stop after this many new weights (default: run until interrupted).") var exitAfter: Int?
 
     func run() async throws {
         let (store, _, engine) = try app.open()
         say("watching HealthBridge for weights…")
+        let received = Counter()
+        let limit = exitAfter
         let follow = Task {
             try await engine.followWeights(wait: 20) { reading in
                 let saved = try await store.db.write { db in
@@ -220,15 +224,18 @@ struct Watch: AsyncParsableCommand {
                 }
                 if saved {
                     say("new weight: \(reading.kilograms) kg at \(HealthBridgeDates.string(reading.date)) from \(reading.source)")
+                    if let limit, received.increment() >= limit { throw CancellationError() }
                 }
             }
         }
         let retries = Task { await engine.run() }
-        if let seconds {
-            try await Task.sleep(for: .milliseconds(Int(seconds * 1_000)))
-            follow.cancel()
-            retries.cancel()
+        let timer = seconds.map { seconds in
+            Task {
+                try await Task.sleep(for: .milliseconds(Int(seconds * 1_000)))
+                follow.cancel()
+            }
         }
+        defer { timer?.cancel() }
         do {
             try await follow.value
         } catch is CancellationError {
@@ -237,6 +244,12 @@ struct Watch: AsyncParsableCommand {
         }
         retries.cancel()
     }
+}
+
+/// Counts from concurrent callbacks.
+final class Counter: Sendable {
+    private let value = Mutex(0)
+    func increment() -> Int { value.withLock { $0 += 1; return $0 } }
 }
 
 struct Sync: AsyncParsableCommand {

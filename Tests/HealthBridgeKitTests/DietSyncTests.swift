@@ -43,7 +43,7 @@ extension KitTests {
             #expect(food.stdout.contains("320") && !food.stdout.contains("410"), "\(food.stdout) \(food.stderr)")
 
             // A weight written elsewhere reaches the app.
-            async let watching = Binaries.run(Binaries.dietSync, ["watch", "--seconds", "6", "--dir", dir])
+            async let watching = Binaries.run(Binaries.dietSync, ["watch", "--exit-after", "1", "--seconds", "60", "--dir", dir])
             try await Task.sleep(for: .seconds(2))
             let owner = try await Binaries.healthbridge(["log", "weight", "71.8"], home: server.home)
             #expect(owner.status == 0)
