@@ -16,6 +16,9 @@ let package = Package(
         .library(name: "HealthXML", targets: ["HealthXML"]),
         .library(name: "ExportClient", targets: ["ExportClient"]),
         .library(name: "ExportServer", targets: ["ExportServer"]),
+        // The client library for apps: the diet app's HealthKit API over the paired HTTPS API, and a sync engine.
+        .library(name: "HealthBridgeKit", targets: ["HealthBridgeKit"]),
+        .executable(name: "diet-sync", targets: ["DietSync"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -136,6 +139,29 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // HealthBridgeKit: a client of a paired `healthbridge serve` with the diet app's HealthKit API (pairing,
+        // authorization, reads, idempotent writes, observers over the change feed) and a SyncEngine with a durable
+        // outbox in the app's SQLite file. Depends on the model and the pinned HTTPS client only, never on the store,
+        // the service or the server.
+        .target(
+            name: "HealthBridgeKit",
+            dependencies: [
+                "HealthModel", "ExportClient",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The example app of HealthBridgeKit: a command-line diet log (`diet-sync`).
+        .executableTarget(
+            name: "DietSync",
+            dependencies: [
+                "HealthBridgeKit",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Examples/DietSync"
+        ),
         .executableTarget(
             name: "HealthBench",
             dependencies: ["HealthModel", "HealthStore", "HealthEngine", "HealthDemo", "HealthImport", "HealthXML",
@@ -144,6 +170,11 @@ let package = Package(
         // Writes through the service and the change feed's long-poll (the writes issue's figures).
         .executableTarget(name: "WriteBench", dependencies: ["HealthModel", "HealthStore", "HealthService"]),
         .testTarget(name: "HealthModelTests", dependencies: ["HealthModel"]),
+        // HealthBridgeKit against a real `healthbridge serve` process (the built binary): the example end to end, the
+        // SIGKILL fault test, the seed's HealthKitSyncService ported.
+        .testTarget(name: "HealthBridgeKitTests", dependencies: ["HealthBridgeKit", "ExportClient", "HealthModel",
+                                                                .product(name: "GRDB", package: "GRDB.swift"),
+                                                                .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "HealthXMLTests", dependencies: ["HealthXML"]),
         .testTarget(name: "HealthStoreTests", dependencies: ["HealthStore", "HealthModel",
                                                             .product(name: "GRDB", package: "GRDB.swift")]),

@@ -38,11 +38,23 @@ public struct PairingPayload: Codable, Sendable, Equatable {
     }
 }
 
-/// `POST /api/v1/pair` body.
+/// `POST /api/v1/pair` body. With `appId`, the client is paired as an app (HealthBridgeKit): it acts as the
+/// principal `app:<appId>` (grants and access requests per app, read denial never revealed, HealthKit's rule);
+/// without it, as the paired device `device:<clientId>`.
 public struct PairRequest: Codable, Sendable, Equatable {
     public var code: String
     public var clientName: String
-    public init(code: String, clientName: String) { self.code = code; self.clientName = clientName }
+    /// A reverse-DNS app id (`com.example.diet`): 1 to 128 letters, digits, `.`, `-`, `_`.
+    public var appId: String?
+    public init(code: String, clientName: String, appId: String? = nil) {
+        self.code = code; self.clientName = clientName; self.appId = appId
+    }
+
+    /// Whether `id` is a valid app id: 1 to 128 ASCII letters, digits, `.`, `-` and `_`.
+    public static func isValidAppId(_ id: String) -> Bool {
+        (1...128).contains(id.utf8.count)
+            && id.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0)) }
+    }
 }
 
 /// `POST /api/v1/pair` answer. The token is shown once: the server keeps only its SHA-256.

@@ -26,18 +26,20 @@ public struct ExportRemote: Sendable {
 
     /// Redeems a one-time code and returns the record to keep. The certificate is checked before the code is sent.
     public static func pair(host: String, port: Int, fingerprint: String, code: String, clientName: String,
-                            timeout: Duration = .seconds(30), now: Date = Date()) async throws -> PairedServer {
+                            appId: String? = nil, timeout: Duration = .seconds(30),
+                            now: Date = Date()) async throws -> PairedServer {
         guard let pinned = CertificateFingerprint.normalize(fingerprint) else {
             throw ExportClientError.invalidArgument("the fingerprint must be 64 hex digits (SHA-256), with or without colons")
         }
         let client = PinnedHTTPSClient(host: host, port: port, fingerprint: pinned, timeout: timeout)
-        let body = try JSONEncoder.wire.encode(PairRequest(code: code, clientName: clientName))
+        let body = try JSONEncoder.wire.encode(PairRequest(code: code, clientName: clientName, appId: appId))
         let reply = try await client.send(method: "POST", path: ExportAPI.basePath + "/pair",
                                           headers: [("Content-Type", "application/json")], body: Array(body))
         guard reply.status == 200 else { throw error(from: reply) }
         let answer = try decode(PairResponse.self, reply)
         return PairedServer(host: host, port: port, fingerprint: pinned, token: answer.token, clientId: answer.clientId,
-                            clientName: clientName, deviceName: answer.deviceName, pairedAt: isoNow(now))
+                            clientName: clientName, deviceName: answer.deviceName, pairedAt: isoNow(now),
+                            appId: appId)
     }
 
     // MARK: Reading
@@ -115,7 +117,7 @@ public struct ExportRemote: Sendable {
 
     // MARK: Decoding
 
-    static func decode<T: Decodable>(_ type: T.Type, _ reply: PinnedHTTPSClient.Reply) throws -> T {
+    public static func decode<T: Decodable>(_ type: T.Type, _ reply: PinnedHTTPSClient.Reply) throws -> T {
         do {
             return try JSONDecoder().decode(T.self, from: Data(reply.body))
         } catch {
@@ -123,7 +125,7 @@ public struct ExportRemote: Sendable {
         }
     }
 
-    static func error(from reply: PinnedHTTPSClient.Reply) -> ExportClientError {
+    public static func error(from reply: PinnedHTTPSClient.Reply) -> ExportClientError {
         let requestId = reply.header(ExportAPI.requestIDHeader)
         let retryAfter = reply.header("Retry-After").flatMap { Int($0) }
         if let body = try? JSONDecoder().decode(APIErrorResponse.self, from: Data(reply.body)) {

@@ -13,11 +13,14 @@ public struct PairedServer: Codable, Sendable, Equatable {
     public var clientName: String
     public var deviceName: String?
     public var pairedAt: String
+    /// Set when paired as an app (HealthBridgeKit): the server treats this client as `app:<appId>`.
+    public var appId: String?
 
     public init(host: String, port: Int, fingerprint: String, token: String, clientId: String, clientName: String,
-                deviceName: String?, pairedAt: String) {
+                deviceName: String?, pairedAt: String, appId: String? = nil) {
         self.host = host; self.port = port; self.fingerprint = fingerprint; self.token = token
         self.clientId = clientId; self.clientName = clientName; self.deviceName = deviceName; self.pairedAt = pairedAt
+        self.appId = appId
     }
 }
 

@@ -15,6 +15,8 @@ public struct AuditEvent: Sendable, Codable, Equatable {
         case dataWrite = "data.write"
         /// A paired client deleted (how many objects).
         case dataDelete = "data.delete"
+        /// A paired app filed an access request (type names only).
+        case accessRequest = "access.request"
     }
 
     public enum Decision: String, Sendable, Codable {
@@ -126,7 +128,7 @@ public final class AuditLog: Sendable {
             return true
         case .apiRequest:
             return event.decision == .denied && event.client == nil && (event.status == 401 || event.status == 429)
-        case .pairSuccess, .dataRead, .dataWrite, .dataDelete:
+        case .pairSuccess, .dataRead, .dataWrite, .dataDelete, .accessRequest:
             return false
         }
     }

@@ -145,6 +145,8 @@ public struct ExportServer: Sendable {
         ("POST", "/api/v1/log/water"),
         ("POST", "/api/v1/log/workout"),
         ("DELETE", "/api/v1/log/{logId}"),
+        ("POST", "/api/v1/access/requests"),
+        ("GET", "/api/v1/access/status"),
         ("GET", "/api/v1/openapi.json"),
     ]
 
@@ -164,6 +166,7 @@ public struct ExportServer: Sendable {
         }
         addUseCases(to: api)
         addWrites(to: api)
+        addAccess(to: api)
         api.get("openapi.json") { _, _ in
             Self.json(.ok, OpenAPIDocument.bytes)
         }
@@ -191,7 +194,10 @@ public struct ExportServer: Sendable {
         guard (1...64).contains(name.count), !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw APIError(.badRequest, .invalidArgument, "clientName must be 1 to 64 printable characters")
         }
-        let outcome = try await state.redeem(code: code, clientName: name, address: address)
+        if let appId = pairing.appId, !PairRequest.isValidAppId(appId) {
+            throw APIError(.badRequest, .invalidArgument, "appId must be 1 to 128 letters, digits, '.', '-' or '_'")
+        }
+        let outcome = try await state.redeem(code: code, clientName: name, appId: pairing.appId, address: address)
         let failure: (String, String)
         switch outcome {
         case .paired(let token, let clientID):
@@ -268,9 +274,13 @@ public struct ExportServer: Sendable {
         return Self.json(.ok, DataResponseWriter.encode(status: .ok, samples: samples, nextCursor: result.nextCursor))
     }
 
-    /// The service acting for the paired client of this request.
+    /// The service acting for the paired client of this request: `app:<appId>` for a client paired as an app
+    /// (HealthBridgeKit; read denial is never revealed to it), else `device:<clientId>`.
     func deviceService(_ context: ExportContext) -> HealthService {
-        service.acting(as: .device(context.client?.id ?? "unknown"))
+        if let appId = context.client?.appId {
+            return service.acting(as: Principal(kind: .app, name: appId))
+        }
+        return service.acting(as: .device(context.client?.id ?? "unknown"))
     }
 
     /// Paused sharing: health endpoints answer `423 locked` with no data.

@@ -111,6 +111,10 @@ public final class ExportState: Sendable {
                 );
                 """)
         }
+        migrator.registerMigration("v3") { db in
+            // Clients paired as an app (HealthBridgeKit) act as `app:<app_id>`; NULL keeps `device:<id>`.
+            try db.execute(sql: "ALTER TABLE client ADD COLUMN app_id TEXT")
+        }
         return migrator
     }
 
@@ -183,7 +187,7 @@ public final class ExportState: Sendable {
     /// Redeems a code: on success marks it used and creates a client whose token only the caller sees. Wrong codes
     /// are counted per address: the ``maxCodeFailures``-th locks that address out (``Redemption/lockedOut(retryAfter:)``)
     /// without burning the code for anyone else; only ``maxTotalCodeFailures`` wrong codes in all burn the active codes.
-    public func redeem(code: String, clientName: String, address: String = "unknown",
+    public func redeem(code: String, clientName: String, appId: String? = nil, address: String = "unknown",
                        now: Date = Date()) async throws -> Redemption {
         let hash = Data(Self.codeHash(code))
         let t = now.timeIntervalSince1970
@@ -210,8 +214,8 @@ public final class ExportState: Sendable {
                     let token = Self.newToken()
                     var generator = SystemRandomNumberGenerator()
                     let id = CertificateFingerprint.hex((0..<6).map { _ in UInt8.random(in: 0...255, using: &generator) })
-                    try db.execute(sql: "INSERT INTO client (id, name, token_hash, created_at) VALUES (?, ?, ?, ?)",
-                                   arguments: [id, clientName, Data(Self.tokenHash(token)), t])
+                    try db.execute(sql: "INSERT INTO client (id, name, token_hash, created_at, app_id) VALUES (?, ?, ?, ?, ?)",
+                                   arguments: [id, clientName, Data(Self.tokenHash(token)), t, appId])
                     return .paired(token: token, clientID: id)
                 }
             }
@@ -241,6 +245,8 @@ public final class ExportState: Sendable {
         public var createdAt: Date
         public var lastSeenAt: Date?
         public var revokedAt: Date?
+        /// Set when paired as an app (HealthBridgeKit).
+        public var appId: String?
         /// How audit entries name this client.
         public var auditId: String { ExportState.clientHash(id) }
         public var isRevoked: Bool { revokedAt != nil }
@@ -249,7 +255,8 @@ public final class ExportState: Sendable {
     static func client(_ row: Row) -> Client {
         Client(id: row["id"], name: row["name"], createdAt: Date(timeIntervalSince1970: row["created_at"]),
                lastSeenAt: (row["last_seen_at"] as Double?).map(Date.init(timeIntervalSince1970:)),
-               revokedAt: (row["revoked_at"] as Double?).map(Date.init(timeIntervalSince1970:)))
+               revokedAt: (row["revoked_at"] as Double?).map(Date.init(timeIntervalSince1970:)),
+               appId: row["app_id"])
     }
 
     public func clients() throws -> [Client] {

@@ -188,6 +188,22 @@ public enum OpenAPIDocument {
                                "423": response("Sharing is paused: status locked.", "Error"),
                            ])],
             ],
+            "/api/v1/access/requests": [
+                "post": ["operationId": "requestAccess",
+                         "summary": "Ask the owner for access to types (HealthKit's requestAuthorization); the owner approves or denies with `healthbridge access`.",
+                         "security": [["bearerAuth": []]],
+                         "requestBody": ["required": true, "content": content("AccessRequestInput")],
+                         "responses": merged(commonErrors, [
+                             "200": response("Filed (request absent when every type was already decided); the write status of each type.", "AccessRequestFiling"),
+                         ])],
+            ],
+            "/api/v1/access/status": [
+                "get": ["operationId": "authorizationStatus",
+                        "summary": "Whether this client may write each type: notDetermined, sharingDenied or sharingAuthorized (reads are never reported).",
+                        "security": [["bearerAuth": []]],
+                        "parameters": [query("types", "Types, comma-separated.", required: true)],
+                        "responses": merged(commonErrors, ["200": response("The write status of each type.", "AuthorizationStatus")])],
+            ],
             "/api/v1/openapi.json": [
                 "get": [
                     "operationId": "openapi", "summary": "This document.",
@@ -202,7 +218,37 @@ public enum OpenAPIDocument {
             "PairRequest": [
                 "type": "object", "required": ["code", "clientName"],
                 "properties": ["code": ["type": "string", "maxLength": 32],
-                               "clientName": ["type": "string", "minLength": 1, "maxLength": 64]],
+                               "clientName": ["type": "string", "minLength": 1, "maxLength": 64],
+                               "appId": ["type": "string", "minLength": 1, "maxLength": 128, "pattern": "^[A-Za-z0-9._-]+$",
+                                         "description": "Pair as an app (HealthBridgeKit): the client acts as app:<appId>."]],
+            ],
+            "AccessRequestInput": [
+                "type": "object",
+                "properties": ["read": ["type": "array", "items": string], "write": ["type": "array", "items": string],
+                               "reasons": ["type": "object", "additionalProperties": string]],
+            ],
+            "AccessRequest": [
+                "type": "object", "required": ["id", "principal", "read", "write", "reasons", "createdAt", "status"],
+                "properties": ["id": string, "principal": string, "read": ["type": "array", "items": string],
+                               "write": ["type": "array", "items": string],
+                               "reasons": ["type": "object", "additionalProperties": string],
+                               "createdAt": ["type": "string", "format": "date-time"],
+                               "status": ["type": "string", "enum": ["pending", "approved", "denied"]],
+                               "decidedAt": ["type": "string", "format": "date-time"],
+                               "grantedRead": ["type": "array", "items": string],
+                               "grantedWrite": ["type": "array", "items": string]],
+            ],
+            "WriteStatuses": [
+                "type": "object",
+                "additionalProperties": ["type": "string", "enum": ["notDetermined", "sharingDenied", "sharingAuthorized"]],
+            ],
+            "AccessRequestFiling": [
+                "type": "object", "required": ["write"],
+                "properties": ["request": ref("AccessRequest"), "write": ref("WriteStatuses")],
+            ],
+            "AuthorizationStatus": [
+                "type": "object", "required": ["principal", "write", "requestPending"],
+                "properties": ["principal": string, "write": ref("WriteStatuses"), "requestPending": ["type": "boolean"]],
             ],
             "PairResponse": [
                 "type": "object", "required": ["token", "clientId"],

@@ -19,6 +19,7 @@ struct ClientsCommand: AsyncParsableCommand {
             if json {
                 try Output.json(clients.map { client in
                     ["id": AnyEncodable(client.id), "name": AnyEncodable(client.name), "auditId": AnyEncodable(client.auditId),
+                     "principal": AnyEncodable(ClientsCommand.principal(client)),
                      "pairedAt": AnyEncodable(ISO8601.string(client.createdAt)),
                      "lastSeen": AnyEncodable(client.lastSeenAt.map { ISO8601.string($0) }),
                      "revokedAt": AnyEncodable(client.revokedAt.map { ISO8601.string($0) })]
@@ -29,11 +30,17 @@ struct ClientsCommand: AsyncParsableCommand {
                 print("No paired clients. Pair one with `healthbridge pair-code`.")
                 return
             }
-            Output.table(["id", "name", "audit id", "paired", "last seen", "state"], clients.map { client in
-                [client.id, client.name, client.auditId, Output.date(client.createdAt, .current),
+            Output.table(["id", "name", "acts as", "audit id", "paired", "last seen", "state"], clients.map { client in
+                [client.id, client.name, ClientsCommand.principal(client), client.auditId, Output.date(client.createdAt, .current),
                  Output.date(client.lastSeenAt, .current), client.isRevoked ? "revoked" : "active"]
             })
         }
+    }
+
+    /// The principal a client acts as: `app:<appId>` when it paired as an app (HealthBridgeKit), else
+    /// `device:<clientId>` (the rule of the export API's `deviceService`).
+    static func principal(_ client: ExportState.Client) -> String {
+        client.appId.map { "app:\($0)" } ?? "device:\(client.id)"
     }
 
     struct Revoke: AsyncParsableCommand {

@@ -1,0 +1,73 @@
+import Foundation
+
+/// A HealthKit sample type by its identifier without the `HKQuantityTypeIdentifier` prefix (`bodyMass`,
+/// `dietaryEnergyConsumed`, `workout`), as the HealthBridge server names it. HealthKit's `HKQuantityType(.bodyMass)`
+/// is `HealthDataType.bodyMass` here.
+///
+/// ```swift
+/// let types: Set<HealthDataType> = [.bodyMass, .activeEnergyBurned, .workout]
+/// let custom = HealthDataType("heartRate")
+/// ```
+public struct HealthDataType: RawRepresentable, Hashable, Sendable, Codable, Comparable, CustomStringConvertible,
+    ExpressibleByStringLiteral
+{
+    public var rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(_ identifier: String) { self.rawValue = identifier }
+    public init(stringLiteral value: String) { self.rawValue = value }
+    public var description: String { rawValue }
+    public static func < (a: HealthDataType, b: HealthDataType) -> Bool { a.rawValue < b.rawValue }
+
+    public static let bodyMass: HealthDataType = "bodyMass"
+    public static let bodyFatPercentage: HealthDataType = "bodyFatPercentage"
+    public static let leanBodyMass: HealthDataType = "leanBodyMass"
+    public static let activeEnergyBurned: HealthDataType = "activeEnergyBurned"
+    public static let basalEnergyBurned: HealthDataType = "basalEnergyBurned"
+    public static let stepCount: HealthDataType = "stepCount"
+    public static let workout: HealthDataType = "workout"
+    public static let dietaryEnergyConsumed: HealthDataType = "dietaryEnergyConsumed"
+    public static let dietaryProtein: HealthDataType = "dietaryProtein"
+    public static let dietaryCarbohydrates: HealthDataType = "dietaryCarbohydrates"
+    public static let dietaryFatTotal: HealthDataType = "dietaryFatTotal"
+    public static let dietaryFiber: HealthDataType = "dietaryFiber"
+    public static let dietarySugar: HealthDataType = "dietarySugar"
+    public static let dietarySodium: HealthDataType = "dietarySodium"
+    public static let dietaryCholesterol: HealthDataType = "dietaryCholesterol"
+    public static let dietaryFatSaturated: HealthDataType = "dietaryFatSaturated"
+    public static let dietaryWater: HealthDataType = "dietaryWater"
+    /// The food correlation a meal's nutrients are linked by (written with every meal).
+    public static let food: HealthDataType = "food"
+}
+
+/// The diet app's permission sets (seed §2), HealthKit's `HealthKitPermissions` with HealthBridge type names.
+///
+/// ```swift
+/// try await manager.requestAuthorization(toShare: HealthBridgePermissions.onboardingWriteTypes,
+///                                        read: HealthBridgePermissions.onboardingReadTypes)
+/// ```
+public enum HealthBridgePermissions {
+    /// Types the diet app reads.
+    public static let readTypes: Set<HealthDataType> = [
+        .bodyMass, .bodyFatPercentage, .leanBodyMass, .activeEnergyBurned, .basalEnergyBurned, .stepCount,
+        .dietaryWater, .workout,
+    ]
+    /// Types the diet app writes (`food` links a meal's nutrients).
+    public static let writeTypes: Set<HealthDataType> = [
+        .dietaryEnergyConsumed, .dietaryProtein, .dietaryCarbohydrates, .dietaryFatTotal, .dietaryFiber, .dietarySugar,
+        .dietarySodium, .dietaryCholesterol, .dietaryFatSaturated, .dietaryWater, .bodyMass, .food,
+    ]
+    /// The minimal set for onboarding.
+    public static let onboardingReadTypes: Set<HealthDataType> = [.bodyMass, .activeEnergyBurned, .workout]
+    public static let onboardingWriteTypes: Set<HealthDataType> = [
+        .dietaryEnergyConsumed, .dietaryProtein, .dietaryCarbohydrates, .dietaryFatTotal, .food,
+    ]
+    /// What the owner sees next to each type (the app's usage descriptions, seed §7).
+    public static let reasons: [HealthDataType: String] = [
+        .bodyMass: "Track weight trends and keep weight in sync",
+        .activeEnergyBurned: "Adjust calorie goals to activity",
+        .basalEnergyBurned: "TDEE calculation",
+        .workout: "Exercise adjustments",
+        .dietaryEnergyConsumed: "Log calories of meals",
+        .dietaryWater: "Hydration sync",
+    ]
+}
