@@ -90,16 +90,23 @@ public protocol HealthStore: Sendable {
     func setSetting(_ key: String, _ value: String?) async throws
 }
 
-/// What ``HealthStore/commit(_:)`` writes, in this order: deletions first, then samples, correlations, workouts.
+/// What ``HealthStore/commit(_:)`` writes, in this order: deletions first, then samples (``samples``, then
+/// ``batch``), correlations, workouts and the workouts' route points.
 public struct StoreTransaction: Sendable {
     public var deletions: [UUID]
     public var samples: [HealthSample]
+    /// Samples already packed (a bulk ingest): saved like ``samples``, without a `HealthSample` per row.
+    public var batch: SampleBatch?
     public var correlations: [HealthCorrelation]
     public var workouts: [HealthWorkout]
+    /// Route points by route UUID (``HealthWorkout/Route/uuid``), replacing any stored for that route.
+    public var routes: [UUID: RoutePointColumns]
 
-    public init(deletions: [UUID] = [], samples: [HealthSample] = [], correlations: [HealthCorrelation] = [],
-                workouts: [HealthWorkout] = []) {
-        self.deletions = deletions; self.samples = samples; self.correlations = correlations; self.workouts = workouts
+    public init(deletions: [UUID] = [], samples: [HealthSample] = [], batch: SampleBatch? = nil,
+                correlations: [HealthCorrelation] = [], workouts: [HealthWorkout] = [],
+                routes: [UUID: RoutePointColumns] = [:]) {
+        self.deletions = deletions; self.samples = samples; self.batch = batch; self.correlations = correlations
+        self.workouts = workouts; self.routes = routes
     }
 }
 
@@ -119,8 +126,10 @@ extension HealthStore {
     public func commit(_ transaction: StoreTransaction) async throws -> TransactionResult {
         let deleted = try await delete(uuids: transaction.deletions)
         var saved = try await save(transaction.samples)
+        if let batch = transaction.batch { saved = saved + (try await save(batch)) }
         saved = saved + (try await save(correlations: transaction.correlations))
         saved = saved + (try await save(workouts: transaction.workouts))
+        for (route, columns) in transaction.routes { try await saveRoute(route, columns: columns) }
         return TransactionResult(saved: saved, deleted: deleted, anchor: try await currentAnchor())
     }
 
