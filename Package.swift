@@ -129,6 +129,7 @@ let package = Package(
             name: "healthbridge",
             dependencies: [
                 "HealthModel", "HealthStore", "HealthEngine", "HealthImport", "HealthService", "HealthDemo",
+                "HealthAutoExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 "HealthMCP",

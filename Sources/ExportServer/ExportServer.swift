@@ -26,6 +26,8 @@ public struct ExportServerConfiguration: Sendable {
     public var maxBodyBytes = Self.defaultMaxBodyBytes
     /// 64 KB: pairing and data requests are small JSON documents.
     public static let defaultMaxBodyBytes = 64 * 1024
+    /// The largest Health Auto Export payload (`POST /api/v1/ingest/health-auto-export`): 64 MB.
+    public var maxIngestBytes = HealthService.maxIngestBytes
     /// The longest request target (path and query).
     public var maxURILength = 8 * 1024
     /// Closes a connection that has not completed a request head for this long: covers the TLS handshake, headers
@@ -145,6 +147,7 @@ public struct ExportServer: Sendable {
         ("POST", "/api/v1/log/water"),
         ("POST", "/api/v1/log/workout"),
         ("DELETE", "/api/v1/log/{logId}"),
+        ("POST", "/api/v1/ingest/health-auto-export"),
         ("GET", "/api/v1/openapi.json"),
     ]
 
@@ -164,6 +167,7 @@ public struct ExportServer: Sendable {
         }
         addUseCases(to: api)
         addWrites(to: api)
+        addIngest(to: api)
         api.get("openapi.json") { _, _ in
             Self.json(.ok, OpenAPIDocument.bytes)
         }
@@ -299,6 +303,8 @@ public struct ExportContext: RequestContext {
     public var requestId = ""
     public var client: ExportState.Client?
     public var sharing: ExportState.Sharing?
+    /// The ingest token's name on the Health Auto Export route (the principal `ingest:NAME`).
+    public var ingestName: String?
     /// Shared by every copy of this context: lets the outer middleware learn what handlers found out.
     let trace = RequestTrace()
 
@@ -455,16 +461,22 @@ struct Gatekeeper: RouterMiddleware {
             if request.uri.string.utf8.count > server.configuration.maxURILength {
                 throw APIError(.uriTooLong, .payloadTooLarge, "the request target is longer than \(server.configuration.maxURILength) bytes")
             }
+            let ingest = path == ExportServer.ingestPath
             if let length = request.headers[.contentLength] {
                 guard let value = Int(length), value >= 0 else {
                     throw APIError(.badRequest, .invalidArgument, "invalid Content-Length")
                 }
-                if value > server.configuration.maxBodyBytes {
+                if ingest, value > server.configuration.maxIngestBytes {
+                    throw ExportServer.ingestTooLarge(server.configuration.maxIngestBytes)
+                }
+                if !ingest, value > server.configuration.maxBodyBytes {
                     throw APIError(.contentTooLarge, .payloadTooLarge,
                                    "the request body is larger than \(server.configuration.maxBodyBytes / 1024) KB")
                 }
             }
-            if path != Self.pairPath {
+            if ingest {
+                try await authenticateIngest(request, &context)
+            } else if path != Self.pairPath {
                 let address = context.remoteAddress
                 if let retry = server.failedAuth.retryAfter(address) {
                     context.trace.setReason("AUTH_BACKOFF")

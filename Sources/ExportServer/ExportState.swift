@@ -111,6 +111,18 @@ public final class ExportState: Sendable {
                 );
                 """)
         }
+        migrator.registerMigration("v3") { db in
+            // Push tokens of the Health Auto Export receiver: a name, the token's hash, never the token.
+            try db.execute(sql: """
+                CREATE TABLE ingest_token (
+                    name TEXT PRIMARY KEY NOT NULL,
+                    token_hash BLOB NOT NULL UNIQUE,
+                    created_at REAL NOT NULL,
+                    last_used_at REAL,
+                    revoked_at REAL
+                );
+                """)
+        }
         return migrator
     }
 
