@@ -170,8 +170,9 @@ extension HealthService {
 
         let result = try await store.commit(StoreTransaction(batch: batch, correlations: correlations,
                                                              workouts: healthWorkouts, routes: routes))
+        // The store counts a replacement as replaced, not inserted.
         report.replaced = result.saved.replaced
-        report.inserted = result.saved.inserted - result.saved.replaced
+        report.inserted = result.saved.inserted
         report.unchanged += result.saved.ignored
         report.anchor = String(result.anchor)
         await audit(.write, types: report.types.keys, count: report.inserted + report.replaced,
