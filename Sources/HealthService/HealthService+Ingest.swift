@@ -96,10 +96,36 @@ extension HealthService {
         guard body.count <= Self.maxIngestBytes else {
             throw HealthError(.payloadTooLarge, "a Health Auto Export payload is at most \(Self.maxIngestBytes / 1_048_576) MB")
         }
-        var items: [HAEItem] = []
+        // Items are keyed as they are read; a key seen twice in one payload keeps the last item.
+        var entries: [IngestEntry] = []
+        // About one item per 70 bytes of an hourly payload: reserved once, so the array never grows by copying
+        // (pages not written stay out of memory).
+        entries.reserveCapacity(body.count / 70)
+        var positions: [IngestKey: Int] = [:]
+        var sourceHashes: [String: UInt64] = [:]
+        var sourceNames: [String: String] = [:]
         var workouts: [HAEWorkout] = []
         let reader = HAEPayloadReader(aggregation: HAEBucket(header: info.aggregation))
-        let summary = try reader.read(body, item: { items.append($0) }, workout: { workouts.append($0) })
+        let summary = try reader.read(body, item: { read in
+            var item = read
+            // One copy of each source string, shared by its items.
+            if let shared = sourceNames[item.source] { item.source = shared } else { sourceNames[item.source] = item.source }
+            var hash: UInt64 = 0
+            if !item.aggregated {
+                if let known = sourceHashes[item.source] { hash = known } else {
+                    hash = Self.sourceHash(item.source)
+                    sourceHashes[item.source] = hash
+                }
+            }
+            let key = IngestKey(item, sourceHash: hash)
+            if let index = positions[key] {
+                entries[index] = IngestEntry(item: item, key: key, version: 1)
+            } else {
+                positions[key] = entries.count
+                entries.append(IngestEntry(item: item, key: key, version: 1))
+            }
+        }, workout: { workouts.append($0) })
+        positions = [:]
 
         var report = IngestReport()
         report.unknown = summary.unknown
@@ -107,17 +133,18 @@ extension HealthService {
         report.reasons = summary.reasons
 
         // Consent first: a type this principal may not write refuses the whole payload.
-        var types = Set(items.map(\.type))
+        var types = Set(entries.map(\.item.type))
         if types.contains("bloodPressure") { types.formUnion(["bloodPressureSystolic", "bloodPressureDiastolic"]) }
         if !workouts.isEmpty { types.insert("workout") }
         for type in types.sorted() { try await authorizeWrite(type) }
 
-        let plan = try await ingestPlan(items)
+        try await compareWithStored(&entries)
         let now = clock()
-        var batch = SampleBatch(capacity: plan.count)
+        var batch = SampleBatch(capacity: entries.count)
+        batch.reserveText(entries.count * 224)
         var correlations: [HealthCorrelation] = []
         var sources: [String: HealthSource] = [:]
-        for entry in plan {
+        for entry in entries {
             let item = entry.item
             report.types[item.type, default: 0] += 1
             guard let version = entry.version else { report.unchanged += 1; continue }
@@ -132,7 +159,7 @@ extension HealthService {
             }
             var metadata = item.metadata
             if !item.source.isEmpty { metadata["HealthBridgeHAESource"] = item.source }
-            metadata[MetadataKey.wasUserEntered] = "0"
+            let key = entry.key.string
             let start = Date(timeIntervalSince1970: item.start), end = Date(timeIntervalSince1970: item.end)
             func sample(_ type: String, _ value: SampleValue, key: String) -> HealthSample {
                 var metadata = metadata
@@ -145,18 +172,19 @@ extension HealthService {
             }
             switch item.value {
             case .quantity(let value):
-                batch.append(sample(item.type, .quantity(value, unit: item.unit), key: entry.key))
+                batch.append(sample(item.type, .quantity(value, unit: item.unit), key: key))
             case .category(let value):
-                batch.append(sample(item.type, .category(value), key: entry.key))
+                batch.append(sample(item.type, .category(value), key: key))
             case .bloodPressure(let systolic, let diastolic):
-                let high = sample("bloodPressureSystolic", .quantity(systolic, unit: "mmHg"), key: entry.key + "/systolic")
-                let low = sample("bloodPressureDiastolic", .quantity(diastolic, unit: "mmHg"), key: entry.key + "/diastolic")
+                let high = sample("bloodPressureSystolic", .quantity(systolic, unit: "mmHg"), key: key + "/systolic")
+                let low = sample("bloodPressureDiastolic", .quantity(diastolic, unit: "mmHg"), key: key + "/diastolic")
                 batch.append(high)
                 batch.append(low)
                 correlations.append(HealthCorrelation(type: "bloodPressure", start: start, end: end, source: source,
                                                       creationDate: now, metadata: metadata, members: [high.uuid, low.uuid]))
             }
         }
+        entries = []
 
         var healthWorkouts: [HealthWorkout] = []
         var routes: [UUID: RoutePointColumns] = [:]
@@ -194,29 +222,56 @@ extension HealthService {
         return detail
     }
 
-    /// An item with its sync identifier and the version to write (nil: already stored as sent).
+    /// An item with its natural key and the version to write (nil: already stored as sent).
     struct IngestEntry {
         var item: HAEItem
-        var key: String
+        var key: IngestKey
         var version: Int?
     }
 
-    /// Keys every item, drops repeats within the payload (the last one wins), and compares aggregated buckets with
-    /// the stored ones: unchanged ones are not written, changed ones get the next version.
-    func ingestPlan(_ items: [HAEItem]) async throws -> [IngestEntry] {
-        var entries: [IngestEntry] = []
-        entries.reserveCapacity(items.count)
-        var positions: [String: Int] = [:]
-        for item in items {
-            let key = Self.syncKey(item)
-            if let index = positions[key] {
-                entries[index] = IngestEntry(item: item, key: key, version: 1)
-            } else {
-                positions[key] = entries.count
-                entries.append(IngestEntry(item: item, key: key, version: 1))
-            }
+    /// The natural key of an item, without allocating: type and bucket for an aggregated total (whichever devices
+    /// the phone merged into it), type, dates and source for a sample, the night's start and the stage for a night
+    /// sent as totals. ``string`` is the sync identifier.
+    struct IngestKey: Hashable {
+        var type: String
+        var start: Int64
+        var end: Int64
+        /// The category value, -1 for quantities.
+        var category: Int32
+        /// A hash of the source string of a single sample; 0 for aggregated items.
+        var source: UInt64
+        var night: Bool
+
+        init(_ item: HAEItem, sourceHash: UInt64) {
+            type = item.type
+            start = Int64(((item.night ?? item.start) * 1000).rounded())
+            end = Int64((item.end * 1000).rounded())
+            if case .category(let value) = item.value { category = Int32(clamping: value) } else { category = -1 }
+            source = item.aggregated ? 0 : sourceHash
+            night = item.night != nil
         }
-        // Stored buckets of the totals source over the payload's range, per type.
+
+        var string: String {
+            if night { return "hae/\(type)/night/\(start)/\(category)" }
+            var key = "hae/\(type)/\(start)"
+            if category >= 0 { key += "/\(category)" }
+            key += "/\(end)"
+            if source != 0 { key += "/" + String(source, radix: 16) }
+            return key
+        }
+    }
+
+    static func sourceHash(_ source: String) -> UInt64 {
+        var hasher = StableHasher()
+        hasher.combine(source)
+        let uuid = hasher.uuid().uuid
+        return [uuid.8, uuid.9, uuid.10, uuid.11, uuid.12, uuid.13, uuid.14, uuid.15]
+            .reduce(UInt64(0)) { $0 << 8 | UInt64($1) } | 1
+    }
+
+    /// Compares aggregated buckets with the stored ones of the totals source over the payload's range: unchanged
+    /// ones are not written (version nil), changed ones get the next version.
+    func compareWithStored(_ entries: inout [IngestEntry]) async throws {
         var ranges: [String: (Double, Double)] = [:]
         for entry in entries where entry.item.aggregated {
             let type = entry.item.type
@@ -239,7 +294,7 @@ extension HealthService {
             } while cursor != nil
             guard !stored.isEmpty else { continue }
             for index in entries.indices where entries[index].item.aggregated && entries[index].item.type == type {
-                guard let old = stored[entries[index].key] else { continue }
+                guard let old = stored[entries[index].key.string] else { continue }
                 let item = entries[index].item
                 let same: Bool
                 switch (item.value, old.value) {
@@ -250,30 +305,6 @@ extension HealthService {
                 entries[index].version = same && old.end.timeIntervalSince1970 == item.end ? nil : old.version + 1
             }
         }
-        return entries
-    }
-
-    /// The natural key of an item as a sync identifier: type and bucket for an aggregated total (whichever
-    /// devices the phone merged into it), type, source and dates for a sample; a night's stage for a night total.
-    static func syncKey(_ item: HAEItem) -> String {
-        let start = Int64((item.start * 1000).rounded()), end = Int64((item.end * 1000).rounded())
-        var key = "hae/\(item.type)/\(start)"
-        if case .category(let value) = item.value { key += "/\(value)" }
-        if let night = item.night {
-            return "hae/\(item.type)/night/\(Int64((night * 1000).rounded()))/\(Self.categoryKey(item))"
-        }
-        key += "/\(end)"
-        if !item.aggregated {
-            var hasher = StableHasher()
-            hasher.combine(item.source)
-            key += "/" + hasher.uuid().uuidString.prefix(13).lowercased()
-        }
-        return key
-    }
-
-    static func categoryKey(_ item: HAEItem) -> String {
-        if case .category(let value) = item.value { return String(value) }
-        return "0"
     }
 
     /// A workout of the payload as HealthKit's: the id (HAE's UUID of the HealthKit workout) or the natural key

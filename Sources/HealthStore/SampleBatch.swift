@@ -97,6 +97,12 @@ public struct SampleBatch: Sendable {
     public var count: Int { rows.count }
     public var isEmpty: Bool { rows.isEmpty }
 
+    /// Reserves room for `bytes` more bytes of per-row text (metadata, sync identifiers), so that a large batch
+    /// does not grow its buffer by copying.
+    public mutating func reserveText(_ bytes: Int) {
+        text.reserveCapacity(text.count + bytes)
+    }
+
     /// Appends a row whose table indexes and text ranges belong to this batch.
     public mutating func append(_ row: Row) {
         rows.append(row)
