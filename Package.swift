@@ -148,7 +148,7 @@ let package = Package(
         // Writes through the service and the change feed's long-poll (the writes issue's figures).
         .executableTarget(name: "WriteBench", dependencies: ["HealthModel", "HealthStore", "HealthService"]),
         // Health Auto Export ingest of a generated 25 MB payload through the service (the ingest issue's figures).
-        .executableTarget(name: "IngestBench", dependencies: ["HealthModel", "HealthStore", "HealthService"]),
+        .executableTarget(name: "IngestBench", dependencies: ["HealthModel", "HealthStore", "HealthService", "HealthAutoExport"]),
         .testTarget(name: "HealthModelTests", dependencies: ["HealthModel"]),
         .testTarget(name: "HealthXMLTests", dependencies: ["HealthXML"]),
         .testTarget(name: "HealthStoreTests", dependencies: ["HealthStore", "HealthModel",

@@ -138,9 +138,12 @@ extension HealthService {
         if !workouts.isEmpty { types.insert("workout") }
         for type in types.sorted() { try await authorizeWrite(type) }
 
-        try await compareWithStored(&entries)
+        let replacedObjects = try await compareWithStored(&entries)
         let now = clock()
         var batch = SampleBatch(capacity: entries.count)
+        // Sync versions are settled above: the store inserts in bulk, a row already stored (same key, same version,
+        // hence the same UUID) is ignored, and the versions replaced are deleted in the same transaction.
+        batch.syncIdentifiersChecked = true
         batch.reserveText(entries.count * 224)
         var correlations: [HealthCorrelation] = []
         var sources: [String: HealthSource] = [:]
@@ -196,11 +199,11 @@ extension HealthService {
             healthWorkouts.append(mapped)
         }
 
-        let result = try await store.commit(StoreTransaction(batch: batch, correlations: correlations,
+        let result = try await store.commit(StoreTransaction(deletions: replacedObjects, batch: batch, correlations: correlations,
                                                              workouts: healthWorkouts, routes: routes))
-        // The store counts a replacement as replaced, not inserted.
-        report.replaced = result.saved.replaced
-        report.inserted = result.saved.inserted
+        // A bucket with a new total: its older version deleted, the new one inserted.
+        report.replaced = min(result.deleted, result.saved.inserted)
+        report.inserted = result.saved.inserted - report.replaced
         report.unchanged += result.saved.ignored
         report.anchor = String(result.anchor)
         await audit(.write, types: report.types.keys, count: report.inserted + report.replaced,
@@ -270,8 +273,10 @@ extension HealthService {
     }
 
     /// Compares aggregated buckets with the stored ones of the totals source over the payload's range: unchanged
-    /// ones are not written (version nil), changed ones get the next version.
-    func compareWithStored(_ entries: inout [IngestEntry]) async throws {
+    /// ones are not written (version nil), changed ones get the next version. Returns the stored objects the new
+    /// versions replace.
+    func compareWithStored(_ entries: inout [IngestEntry]) async throws -> [UUID] {
+        var replaced: [UUID] = []
         var ranges: [String: (Double, Double)] = [:]
         for entry in entries where entry.item.aggregated {
             let type = entry.item.type
@@ -280,7 +285,7 @@ extension HealthService {
         }
         let totalsKey = HealthSource.healthAutoExportTotals.key
         for (type, range) in ranges {
-            var stored: [String: (version: Int, value: SampleValue, end: Date)] = [:]
+            var stored: [String: (version: Int, value: SampleValue, end: Date, uuid: UUID)] = [:]
             var cursor: String?
             repeat {
                 let page = try await store.samples(SampleQuery(
@@ -288,7 +293,7 @@ extension HealthService {
                     sources: [totalsKey], limit: 10_000, cursor: cursor))
                 for sample in page.samples {
                     guard let id = sample.syncIdentifier else { continue }
-                    stored[id] = (sample.syncVersion ?? 0, sample.value, sample.end)
+                    stored[id] = (sample.syncVersion ?? 0, sample.value, sample.end, sample.uuid)
                 }
                 cursor = page.nextCursor
             } while cursor != nil
@@ -302,9 +307,15 @@ extension HealthService {
                 case (.category(let a), .category(let b)): same = a == b
                 default: same = false
                 }
-                entries[index].version = same && old.end.timeIntervalSince1970 == item.end ? nil : old.version + 1
+                if same && old.end.timeIntervalSince1970 == item.end {
+                    entries[index].version = nil
+                } else {
+                    entries[index].version = old.version + 1
+                    replaced.append(old.uuid)
+                }
             }
         }
+        return replaced
     }
 
     /// A workout of the payload as HealthKit's: the id (HAE's UUID of the HealthKit workout) or the natural key

@@ -78,6 +78,10 @@ public struct SampleBatch: Sendable {
     }
 
     public var tables: SampleTables
+    /// Set by a caller that has already compared its rows' sync identifiers with the stored objects (and deletes the
+    /// versions it replaces in the same transaction): rows with a sync identifier are then inserted like the others,
+    /// 32 per statement, without a lookup each; a row whose UUID is stored is ignored as usual.
+    public var syncIdentifiersChecked = false
     public private(set) var rows: [Row] = []
     /// The bytes ``Row`` text ranges point into.
     public private(set) var text: [UInt8] = []

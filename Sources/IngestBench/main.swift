@@ -8,6 +8,7 @@
 // Prints the payload's size, items, the time of each ingest and the peak resident memory (VmHWM) during them.
 // Target (issue): ≤ 2 s and ≤ 150 MB RSS for the 25 MB payload on a 2-core machine.
 import Foundation
+import HealthAutoExport
 import HealthModel
 import HealthService
 import HealthStore
@@ -136,6 +137,10 @@ let phone = owner.acting(as: Principal(kind: .ingest, name: "bench"))
 
 print(String(format: "payload: %.1f MB, %d metric items (%d metrics, hourly, one year), %d workouts, %d route points",
              Double(out.count) / 1_000_000, payload.items, payload.metrics, payload.workouts, payload.routePoints))
+var parseStarted = now()
+var parsed = 0
+_ = try HAEPayloadReader(aggregation: .hour).read(out, item: { _ in parsed += 1 }, workout: { _ in parsed += 1 })
+print(String(format: "parse only:  %.2f s (%d items and workouts)", now() - parseStarted, parsed))
 let baseline = status("VmRSS")
 resetPeak()
 var started = now()

@@ -40,6 +40,7 @@ import Glibc
             let body = try Self.fixture("overlap-a.json")
             let first = try await harness.send("POST", Self.path, token: token, headers: Self.headers, body: body)
             #expect(first.status == 200)
+            try OpenAPITests().check(first, "POST", "/api/v1/ingest/health-auto-export")
             #expect(first.json?["inserted"]?.intValue == 6 && first.json?["format"]?.stringValue == "health-auto-export")
             let again = try await harness.send("POST", Self.path, token: token, headers: Self.headers, body: body)
             #expect(again.status == 200 && again.json?["inserted"]?.intValue == 0 && again.json?["unchanged"]?.intValue == 6)
@@ -71,6 +72,7 @@ import Glibc
             broken.removeLast(30)
             let malformed = try await harness.send("POST", Self.path, token: fresh, body: broken)
             #expect(malformed.status == 400 && malformed.errorCode == "HEALTH_INVALID_ARGUMENT")
+            try OpenAPITests().check(malformed, "POST", "/api/v1/ingest/health-auto-export")
             #expect(malformed.json?["error"]?["message"]?.stringValue?.contains("malformed JSON") == true)
             #expect(try await harness.server.service.store.currentAnchor() == before)
             // A type the token may not write: 403, nothing written.
