@@ -43,7 +43,7 @@ extension ExportServer {
                                    aggregation: header("automation-aggregation"), period: header("automation-period"),
                                    sessionId: header("session-id"))
         let principal = Principal(kind: .ingest, name: name)
-        let report = try await service.acting(as: principal).ingestHealthAutoExport(bytes, info: info)
+        let report = try await service.acting(as: principal).ingestHealthAutoExport(consume bytes, info: info)
         audit.record(AuditEvent(event: .dataWrite, requestId: context.requestId, client: principal.id,
                                 address: context.remoteAddress,
                                 detail: .init(types: report.types.keys.sorted(), sampleCount: report.inserted + report.replaced,

@@ -90,8 +90,8 @@ extension HealthService {
     ///     .ingestHealthAutoExport(Array(body), info: IngestBatchInfo(aggregation: "hours"))
     /// report.inserted   // 48
     /// ```
-    public func ingestHealthAutoExport(_ body: [UInt8], info: IngestBatchInfo = IngestBatchInfo()) async throws
-        -> IngestReport
+    public func ingestHealthAutoExport(_ body: consuming [UInt8], info: IngestBatchInfo = IngestBatchInfo())
+        async throws -> IngestReport
     {
         guard body.count <= Self.maxIngestBytes else {
             throw HealthError(.payloadTooLarge, "a Health Auto Export payload is at most \(Self.maxIngestBytes / 1_048_576) MB")
@@ -126,6 +126,8 @@ extension HealthService {
             }
         }, workout: { workouts.append($0) })
         positions = [:]
+        // The body is not needed any more: a caller that handed it over (`consume`) gets its memory back now.
+        _ = consume body
 
         var report = IngestReport()
         report.unknown = summary.unknown
