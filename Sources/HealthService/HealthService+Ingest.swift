@@ -163,7 +163,8 @@ extension HealthService {
                 sources[item.source] = source
             }
             var metadata = item.metadata
-            if !item.source.isEmpty { metadata["HealthBridgeHAESource"] = item.source }
+            // A single sample's source is its device; a merged total's devices (joined with "|") are not kept per
+            // bucket: the totals source stands for them all.
             let key = entry.key.string
             let start = Date(timeIntervalSince1970: item.start), end = Date(timeIntervalSince1970: item.end)
             func sample(_ type: String, _ value: SampleValue, key: String) -> HealthSample {
@@ -201,8 +202,11 @@ extension HealthService {
             healthWorkouts.append(mapped)
         }
 
-        let result = try await store.commit(StoreTransaction(deletions: replacedObjects, batch: batch, correlations: correlations,
-                                                             workouts: healthWorkouts, routes: routes))
+        var transaction = StoreTransaction(deletions: replacedObjects, batch: batch, correlations: correlations,
+                                           workouts: healthWorkouts, routes: routes)
+        // A large payload spills its pages to the WAL as it goes instead of holding them until the commit.
+        if batch.count > 20_000 { transaction.pageCacheMegabytes = 8 }
+        let result = try await store.commit(transaction)
         // A bucket with a new total: its older version deleted, the new one inserted.
         report.replaced = min(result.deleted, result.saved.inserted)
         report.inserted = result.saved.inserted - report.replaced
@@ -282,33 +286,27 @@ extension HealthService {
         var ranges: [String: (Double, Double)] = [:]
         for entry in entries where entry.item.aggregated {
             let type = entry.item.type
-            let range = ranges[type] ?? (entry.item.start, entry.item.end)
-            ranges[type] = (min(range.0, entry.item.start), max(range.1, entry.item.end))
+            // Stored objects are found by their start; a night's stages start at the night's start or later.
+            let first = entry.item.night ?? entry.item.start
+            let range = ranges[type] ?? (first, entry.item.end)
+            ranges[type] = (min(range.0, first), max(range.1, entry.item.end))
         }
         let totalsKey = HealthSource.healthAutoExportTotals.key
         for (type, range) in ranges {
-            var stored: [String: (version: Int, value: SampleValue, end: Date, uuid: UUID)] = [:]
-            var cursor: String?
-            repeat {
-                let page = try await store.samples(SampleQuery(
-                    type: type, start: Date(timeIntervalSince1970: range.0), end: Date(timeIntervalSince1970: range.1),
-                    sources: [totalsKey], limit: 10_000, cursor: cursor))
-                for sample in page.samples {
-                    guard let id = sample.syncIdentifier else { continue }
-                    stored[id] = (sample.syncVersion ?? 0, sample.value, sample.end, sample.uuid)
-                }
-                cursor = page.nextCursor
-            } while cursor != nil
+            let stored = try await store.syncedObjects(type: type, sourceKey: totalsKey,
+                                                       start: Date(timeIntervalSince1970: range.0),
+                                                       end: Date(timeIntervalSince1970: range.1 + 1))
             guard !stored.isEmpty else { continue }
             for index in entries.indices where entries[index].item.aggregated && entries[index].item.type == type {
                 guard let old = stored[entries[index].key.string] else { continue }
                 let item = entries[index].item
-                let same: Bool
-                switch (item.value, old.value) {
-                case (.quantity(let a), .quantity(let b, _)): same = abs(a - b) <= 1e-9 * max(1, abs(a))
-                case (.category(let a), .category(let b)): same = a == b
-                default: same = false
+                let value: Double
+                switch item.value {
+                case .quantity(let v): value = v
+                case .category(let c): value = Double(c)
+                case .bloodPressure: value = .nan
                 }
+                let same = abs(value - old.value) <= 1e-9 * max(1, abs(value))
                 if same && old.end.timeIntervalSince1970 == item.end {
                     entries[index].version = nil
                 } else {

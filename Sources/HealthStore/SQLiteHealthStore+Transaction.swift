@@ -9,8 +9,13 @@ extension SQLiteHealthStore {
     public func commit(_ transaction: StoreTransaction) async throws -> TransactionResult {
         let batch = SampleBatch(transaction.samples)
         let packedRoutes = transaction.routes.map { ($0.key, $0.value.count, $0.value.packed()) }
+        let cacheLimit = transaction.pageCacheMegabytes
         let (result, types) = try await write { db -> (TransactionResult, Set<String>) in
             var types = Set<String>()
+            if let cacheLimit {
+                try db.execute(sql: "PRAGMA cache_size = -\(max(1, cacheLimit) * 1024)")
+            }
+            defer { if cacheLimit != nil { try? db.execute(sql: "PRAGMA cache_size = -65536") } }
             let (deleted, deletedTypes, _) = try self.deleteObjects(transaction.deletions, db)
             types.formUnion(deletedTypes)
             var saved = SaveResult()
