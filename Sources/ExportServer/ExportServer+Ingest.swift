@@ -64,7 +64,9 @@ extension ExportServer {
             additionalChannelHandlers: [ConnectionAdmission(limiter: connections,
                                                             handshakeTimeout: TimeAmount(configuration.handshakeTimeout)),
                                         ConnectionGuard(requestTimeout: TimeAmount(configuration.requestTimeout),
-                                                        responseTimeout: TimeAmount(configuration.responseTimeout))],
+                                                        responseTimeout: TimeAmount(configuration.responseTimeout),
+                                                        longRequest: (Self.ingestPath,
+                                                                      TimeAmount(configuration.ingestRequestTimeout)))],
             idleTimeout: TimeAmount(configuration.idleTimeout),
             httpDecoderConfiguration: .init(maxHeaderFieldSize: 16 * 1024, maxHeaderListSize: 32 * 1024,
                                             maxHeaderFieldCount: 100))
@@ -91,9 +93,16 @@ extension Gatekeeper {
         }
         guard let token = Self.bearerToken(request), !token.isEmpty,
               let name = try await server.state.ingestTokenName(tokenHash: ExportState.tokenHash(token)) else {
-            server.failedAuth.charge(address)
+            // A paired client's valid token is not a guess: refused, not counted against the address.
+            let token = Self.bearerToken(request) ?? ""
+            let client = token.isEmpty ? nil : try await server.state.snapshot(tokenHash: ExportState.tokenHash(token)).client
+            if let client, !client.isRevoked {
+                context.trace.setClient(client.auditId)
+            } else {
+                server.failedAuth.charge(address)
+            }
             throw APIError(.unauthorized, .unauthenticated,
-                           "a valid ingest token is required: `Authorization: Bearer <token>` from `healthbridge ingest-token create NAME`")
+                           "a valid ingest token is required: `Authorization: Bearer <token>` from `healthbridge ingest-token create NAME` (a paired client's token is not one)")
         }
         let principal = "ingest:\(name)"
         context.trace.setClient(principal)

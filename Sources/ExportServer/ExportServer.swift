@@ -35,6 +35,8 @@ public struct ExportServerConfiguration: Sendable {
     public var idleTimeout: Duration = .seconds(30)
     /// A request must be received completely within this time after its head.
     public var requestTimeout: Duration = .seconds(10)
+    /// The same for a Health Auto Export push (up to 64 MB from a phone on Wi-Fi).
+    public var ingestRequestTimeout: Duration = .seconds(120)
     /// A response must be read by the client within this time.
     public var responseTimeout: Duration = .seconds(30)
     public var maxConnections = 512
@@ -104,11 +106,13 @@ public struct ExportServer: Sendable {
         throws -> some ApplicationProtocol
     {
         let guardTimeouts = (TimeAmount(configuration.requestTimeout), TimeAmount(configuration.responseTimeout))
+        let longRequest = (path: Self.ingestPath, timeout: TimeAmount(configuration.ingestRequestTimeout))
         let connections = self.connections
         let handshakeTimeout = TimeAmount(configuration.handshakeTimeout)
         let http1 = HTTP1Channel.Configuration(
             additionalChannelHandlers: [ConnectionAdmission(limiter: connections, handshakeTimeout: handshakeTimeout),
-                                        ConnectionGuard(requestTimeout: guardTimeouts.0, responseTimeout: guardTimeouts.1)],
+                                        ConnectionGuard(requestTimeout: guardTimeouts.0, responseTimeout: guardTimeouts.1,
+                                                        longRequest: longRequest)],
             idleTimeout: TimeAmount(configuration.idleTimeout),
             httpDecoderConfiguration: .init(maxHeaderFieldSize: 16 * 1024, maxHeaderListSize: 32 * 1024,
                                             maxHeaderFieldCount: 100))
