@@ -162,7 +162,7 @@ extension HealthService {
                 source = HealthSource(name: item.source.isEmpty ? "Health Auto Export" : item.source)
                 sources[item.source] = source
             }
-            var metadata = item.metadata
+            let metadata = item.metadata
             // A single sample's source is its device; a merged total's devices (joined with "|") are not kept per
             // bucket: the totals source stands for them all.
             let key = entry.key.string

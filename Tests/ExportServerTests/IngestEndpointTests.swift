@@ -105,11 +105,11 @@ import Glibc
             var iterator = ports.makeAsyncIterator()
             let port = try #require(await iterator.next())
             let body = try Self.fixture("overlap-b.json")
-            let ok = try PlainHTTP.post(port: port, path: Self.path, token: token, body: body)
+            let ok = try await PlainHTTP.post(port: port, path: Self.path, token: token, body: body)
             #expect(ok.status == 200 && ok.body.contains("\"inserted\":6"))
-            let denied = try PlainHTTP.post(port: port, path: Self.path, token: "wrong", body: body)
+            let denied = try await PlainHTTP.post(port: port, path: Self.path, token: "wrong", body: body)
             #expect(denied.status == 401 && denied.body.contains("HEALTH_UNAUTHENTICATED"))
-            let other = try PlainHTTP.post(port: port, path: "/api/v1/health/samples", token: token, body: body)
+            let other = try await PlainHTTP.post(port: port, path: "/api/v1/health/samples", token: token, body: body)
             #expect(other.status == 401 || other.status == 404, "no other route on the plain listener")
             task.cancel()
             _ = await task.result
@@ -117,9 +117,19 @@ import Glibc
     }
 }
 
-/// One HTTP/1.1 request over a plain socket to 127.0.0.1, read until the server closes.
+/// One HTTP/1.1 request over a plain socket to 127.0.0.1, read until the server closes. The blocking socket calls run
+/// on a thread of their own, never on the concurrency pool the server's handlers need.
 enum PlainHTTP {
-    static func post(port: Int, path: String, token: String, body: [UInt8]) throws -> (status: Int, body: String) {
+    static func post(port: Int, path: String, token: String, body: [UInt8]) async throws -> (status: Int, body: String) {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                continuation.resume(with: Result { try blockingPost(port: port, path: path, token: token, body: body) })
+            }
+            thread.start()
+        }
+    }
+
+    static func blockingPost(port: Int, path: String, token: String, body: [UInt8]) throws -> (status: Int, body: String) {
         let connection = try RawConnection(port: port)
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(connection.fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
