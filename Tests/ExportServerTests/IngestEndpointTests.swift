@@ -89,6 +89,23 @@ import Glibc
             let reply = try await harness.send("POST", Self.path, token: token, body: try Self.fixture("metrics-hourly.json"))
             #expect(reply.status == 413 && reply.errorCode == "HEALTH_PAYLOAD_TOO_LARGE")
             #expect(reply.json?["error"]?["message"]?.stringValue?.contains("MB") == true)
+            // Without a Content-Length (chunked), the limit is found while the body is gathered.
+            let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+            let app = try harness.server.ingestApplication(host: "127.0.0.1", port: 0) { port in
+                continuation.yield(port)
+                continuation.finish()
+            }
+            let task = Task { try await app.run() }
+            var iterator = ports.makeAsyncIterator()
+            let port = try #require(await iterator.next())
+            let chunked = try await PlainHTTP.post(port: port, path: Self.path, token: token,
+                                                   body: try Self.fixture("metrics-hourly.json"), chunked: true)
+            #expect(chunked.status == 413 && chunked.body.contains("HEALTH_PAYLOAD_TOO_LARGE"))
+            let small = try await PlainHTTP.post(port: port, path: Self.path, token: token,
+                                                 body: Array(#"{"data": {"metrics": []}}"#.utf8), chunked: true)
+            #expect(small.status == 200 && small.body.contains("\"inserted\":0"))
+            task.cancel()
+            _ = await task.result
         }
     }
 
@@ -120,22 +137,41 @@ import Glibc
 /// One HTTP/1.1 request over a plain socket to 127.0.0.1, read until the server closes. The blocking socket calls run
 /// on a thread of their own, never on the concurrency pool the server's handlers need.
 enum PlainHTTP {
-    static func post(port: Int, path: String, token: String, body: [UInt8]) async throws -> (status: Int, body: String) {
+    static func post(port: Int, path: String, token: String, body: [UInt8], chunked: Bool = false) async throws
+        -> (status: Int, body: String)
+    {
         try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
-                continuation.resume(with: Result { try blockingPost(port: port, path: path, token: token, body: body) })
+                continuation.resume(with: Result {
+                    try blockingPost(port: port, path: path, token: token, body: body, chunked: chunked)
+                })
             }
             thread.start()
         }
     }
 
-    static func blockingPost(port: Int, path: String, token: String, body: [UInt8]) throws -> (status: Int, body: String) {
+    static func blockingPost(port: Int, path: String, token: String, body: [UInt8], chunked: Bool) throws
+        -> (status: Int, body: String)
+    {
         let connection = try RawConnection(port: port)
         var timeout = timeval(tv_sec: 60, tv_usec: 0)
         setsockopt(connection.fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let length = chunked ? "Transfer-Encoding: chunked" : "Content-Length: \(body.count)"
         let head = "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n"
-            + "Content-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n"
-        let request = Array(head.utf8) + body
+            + "Content-Type: application/json\r\n\(length)\r\nConnection: close\r\n\r\n"
+        var request = Array(head.utf8)
+        if chunked {
+            // 512-byte chunks: the size is not known up front.
+            var offset = 0
+            while offset < body.count {
+                let part = body[offset..<min(body.count, offset + 512)]
+                request += Array((String(part.count, radix: 16) + "\r\n").utf8) + part + Array("\r\n".utf8)
+                offset += part.count
+            }
+            request += Array("0\r\n\r\n".utf8)
+        } else {
+            request += body
+        }
         var sent = 0
         while sent < request.count {
             let n = request[sent...].withUnsafeBytes { Glibc.send(connection.fd, $0.baseAddress, $0.count, 0) }
