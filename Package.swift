@@ -66,8 +66,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Health Auto Export payloads (the iOS app's JSON): a pull reader without a document tree, the mapping to
+        // HealthKit types, units and dates.
+        .target(name: "HealthAutoExport", dependencies: ["HealthModel", "HealthStore", "HealthXML"]),
         // The service every interface calls: wire payloads (OpenClaw), summaries, demo data.
-        .target(name: "HealthService", dependencies: ["HealthModel", "HealthStore", "HealthEngine"]),
+        .target(name: "HealthService", dependencies: ["HealthModel", "HealthStore", "HealthEngine", "HealthAutoExport"]),
         .target(name: "HealthDemo", dependencies: ["HealthModel", "HealthStore"]),
         // The MCP server: tools over HealthService, a stdio transport without polling, streamable HTTP at /mcp.
         .target(
@@ -129,6 +132,7 @@ let package = Package(
             name: "healthbridge",
             dependencies: [
                 "HealthModel", "HealthStore", "HealthEngine", "HealthImport", "HealthService", "HealthDemo",
+                "HealthAutoExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 "HealthMCP",
@@ -169,6 +173,8 @@ let package = Package(
         ),
         // Writes through the service and the change feed's long-poll (the writes issue's figures).
         .executableTarget(name: "WriteBench", dependencies: ["HealthModel", "HealthStore", "HealthService"]),
+        // Health Auto Export ingest of a generated 25 MB payload through the service (the ingest issue's figures).
+        .executableTarget(name: "IngestBench", dependencies: ["HealthModel", "HealthStore", "HealthService", "HealthAutoExport"]),
         .testTarget(name: "HealthModelTests", dependencies: ["HealthModel"]),
         // HealthBridgeKit against a real `healthbridge serve` process (the built binary): the example end to end, the
         // SIGKILL fault test, the seed's HealthKitSyncService ported.
@@ -181,6 +187,9 @@ let package = Package(
         .testTarget(name: "HealthEngineTests", dependencies: ["HealthEngine", "HealthStore", "HealthModel", "HealthDemo"]),
         .testTarget(name: "HealthImportTests", dependencies: ["HealthImport", "HealthStore", "HealthModel", "HealthEngine",
                                                               .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
+        .testTarget(name: "HealthAutoExportTests", dependencies: ["HealthAutoExport", "HealthService", "HealthStore",
+                                                                  "HealthModel", "HealthEngine"],
+                    exclude: ["Fixtures"]),
         .testTarget(name: "HealthServiceTests", dependencies: ["HealthService", "HealthStore", "HealthModel", "HealthDemo"]),
         .testTarget(name: "HealthMCPTests", dependencies: ["HealthMCP", "HealthService", "HealthStore", "HealthModel",
                                                            "HealthDemo", .product(name: "MCP", package: "swift-sdk"),

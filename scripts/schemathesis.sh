@@ -29,6 +29,7 @@ trap cleanup EXIT
 export HEALTHBRIDGE_LOG_LEVEL=warning
 "$binary" demo --days 30 --home "$home" --json >/dev/null
 "$binary" sharing types --home "$home" --enable stepCount,heartRate,sleepAnalysis,activeEnergyBurned >/dev/null
+ingest_token=$("$binary" ingest-token create schemathesis --home "$home" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
 port=$((19000 + $$ % 500))
 "$binary" serve --home "$home" --port $((port + 1)) --api-port "$port" --api-bind 127.0.0.1 --rate-limit 0 \
   > "$home/serve.log" 2>&1 &
@@ -53,5 +54,20 @@ PY
 )
 "$venv/bin/schemathesis" run "https://127.0.0.1:$port/api/v1/openapi.json" \
   -H "Authorization: Bearer $token" --tls-verify false \
+  --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,response_headers_conformance \
+  --max-examples "$examples" --workers 2 --generation-deterministic --no-color \
+  --exclude-path /api/v1/ingest/health-auto-export
+# The Health Auto Export receiver takes an ingest token, not a paired client's (the document is read with the latter).
+"$venv/bin/python" - "$token" "$port" "$home/openapi.json" <<'PY'
+import ssl, sys, urllib.request
+token, port, out = sys.argv[1:]
+context = ssl.create_default_context()
+context.check_hostname = False
+context.verify_mode = ssl.CERT_NONE
+request = urllib.request.Request(f"https://127.0.0.1:{port}/api/v1/openapi.json", headers={"Authorization": f"Bearer {token}"})
+open(out, "wb").write(urllib.request.urlopen(request, context=context).read())
+PY
+"$venv/bin/schemathesis" run "$home/openapi.json" --url "https://127.0.0.1:$port" \
+  -H "Authorization: Bearer $ingest_token" --tls-verify false --include-path /api/v1/ingest/health-auto-export \
   --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,response_headers_conformance \
   --max-examples "$examples" --workers 2 --generation-deterministic --no-color

@@ -38,11 +38,14 @@ public struct AuditEvent: Sendable, Codable, Equatable {
         public var clientName: String?
         /// How many identical refusals this one row stands for (repeated failures from one address are aggregated).
         public var count: Int?
+        /// A pushed batch's facts: Health Auto Export's headers (automation-name, automation-id,
+        /// automation-aggregation, automation-period, session-id) and its counts — never a value.
+        public var batch: [String: String]?
 
         public init(types: [String]? = nil, sampleCount: Int? = nil, start: String? = nil, end: String? = nil,
-                    reason: String? = nil, clientName: String? = nil, count: Int? = nil) {
+                    reason: String? = nil, clientName: String? = nil, count: Int? = nil, batch: [String: String]? = nil) {
             self.types = types; self.sampleCount = sampleCount; self.start = start; self.end = end
-            self.reason = reason; self.clientName = clientName; self.count = count
+            self.reason = reason; self.clientName = clientName; self.count = count; self.batch = batch
         }
     }
 

@@ -21,21 +21,26 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     let requestTimeout: TimeAmount
     let responseTimeout: TimeAmount
+    /// A path whose requests may take longer to arrive (the Health Auto Export receiver's bodies reach 64 MB).
+    let longRequest: (path: String, timeout: TimeAmount)?
     private var requestTimer: Scheduled<Void>?
     private var responseTimer: Scheduled<Void>?
     private var closeAfterResponse = false
 
-    init(requestTimeout: TimeAmount, responseTimeout: TimeAmount) {
+    init(requestTimeout: TimeAmount, responseTimeout: TimeAmount, longRequest: (path: String, timeout: TimeAmount)? = nil) {
         self.requestTimeout = requestTimeout
         self.responseTimeout = responseTimeout
+        self.longRequest = longRequest
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
-        case .head:
+        case .head(let head):
             requestTimer?.cancel()
             let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-            requestTimer = context.eventLoop.scheduleTask(in: requestTimeout) {
+            var timeout = requestTimeout
+            if let longRequest, head.path?.hasPrefix(longRequest.path) == true { timeout = max(timeout, longRequest.timeout) }
+            requestTimer = context.eventLoop.scheduleTask(in: timeout) {
                 loopBound.value.close(promise: nil)
             }
         case .end:

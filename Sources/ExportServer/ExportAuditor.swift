@@ -21,7 +21,7 @@ public struct ExportAuditor: HealthAuditor {
     public func record(_ entry: WriteAuditEntry) async {
         let client = entry.principal.kind == .device ? ExportState.clientHash(entry.principal.name) : entry.principal.id
         let event = AuditEvent(event: entry.action == .write ? .dataWrite : .dataDelete, client: client,
-                               detail: .init(types: entry.types, sampleCount: entry.count))
+                               detail: .init(types: entry.types, sampleCount: entry.count, batch: entry.detail))
         do {
             try await state.append([event])
         } catch {

@@ -26,6 +26,8 @@ public struct ExportServerConfiguration: Sendable {
     public var maxBodyBytes = Self.defaultMaxBodyBytes
     /// 64 KB: pairing and data requests are small JSON documents.
     public static let defaultMaxBodyBytes = 64 * 1024
+    /// The largest Health Auto Export payload (`POST /api/v1/ingest/health-auto-export`): 64 MB.
+    public var maxIngestBytes = HealthService.maxIngestBytes
     /// The longest request target (path and query).
     public var maxURILength = 8 * 1024
     /// Closes a connection that has not completed a request head for this long: covers the TLS handshake, headers
@@ -33,6 +35,8 @@ public struct ExportServerConfiguration: Sendable {
     public var idleTimeout: Duration = .seconds(30)
     /// A request must be received completely within this time after its head.
     public var requestTimeout: Duration = .seconds(10)
+    /// The same for a Health Auto Export push (up to 64 MB from a phone on Wi-Fi).
+    public var ingestRequestTimeout: Duration = .seconds(120)
     /// A response must be read by the client within this time.
     public var responseTimeout: Duration = .seconds(30)
     public var maxConnections = 512
@@ -102,11 +106,13 @@ public struct ExportServer: Sendable {
         throws -> some ApplicationProtocol
     {
         let guardTimeouts = (TimeAmount(configuration.requestTimeout), TimeAmount(configuration.responseTimeout))
+        let longRequest = (path: Self.ingestPath, timeout: TimeAmount(configuration.ingestRequestTimeout))
         let connections = self.connections
         let handshakeTimeout = TimeAmount(configuration.handshakeTimeout)
         let http1 = HTTP1Channel.Configuration(
             additionalChannelHandlers: [ConnectionAdmission(limiter: connections, handshakeTimeout: handshakeTimeout),
-                                        ConnectionGuard(requestTimeout: guardTimeouts.0, responseTimeout: guardTimeouts.1)],
+                                        ConnectionGuard(requestTimeout: guardTimeouts.0, responseTimeout: guardTimeouts.1,
+                                                        longRequest: longRequest)],
             idleTimeout: TimeAmount(configuration.idleTimeout),
             httpDecoderConfiguration: .init(maxHeaderFieldSize: 16 * 1024, maxHeaderListSize: 32 * 1024,
                                             maxHeaderFieldCount: 100))
@@ -147,6 +153,7 @@ public struct ExportServer: Sendable {
         ("DELETE", "/api/v1/log/{logId}"),
         ("POST", "/api/v1/access/requests"),
         ("GET", "/api/v1/access/status"),
+        ("POST", "/api/v1/ingest/health-auto-export"),
         ("GET", "/api/v1/openapi.json"),
     ]
 
@@ -167,6 +174,7 @@ public struct ExportServer: Sendable {
         addUseCases(to: api)
         addWrites(to: api)
         addAccess(to: api)
+        addIngest(to: api)
         api.get("openapi.json") { _, _ in
             Self.json(.ok, OpenAPIDocument.bytes)
         }
@@ -309,6 +317,8 @@ public struct ExportContext: RequestContext {
     public var requestId = ""
     public var client: ExportState.Client?
     public var sharing: ExportState.Sharing?
+    /// The ingest token's name on the Health Auto Export route (the principal `ingest:NAME`).
+    public var ingestName: String?
     /// Shared by every copy of this context: lets the outer middleware learn what handlers found out.
     let trace = RequestTrace()
 
@@ -466,16 +476,22 @@ struct Gatekeeper: RouterMiddleware {
             if request.uri.string.utf8.count > server.configuration.maxURILength {
                 throw APIError(.uriTooLong, .payloadTooLarge, "the request target is longer than \(server.configuration.maxURILength) bytes")
             }
+            let ingest = path == ExportServer.ingestPath
             if let length = request.headers[.contentLength] {
                 guard let value = Int(length), value >= 0 else {
                     throw APIError(.badRequest, .invalidArgument, "invalid Content-Length")
                 }
-                if value > server.configuration.maxBodyBytes {
+                if ingest, value > server.configuration.maxIngestBytes {
+                    throw ExportServer.ingestTooLarge(server.configuration.maxIngestBytes)
+                }
+                if !ingest, value > server.configuration.maxBodyBytes {
                     throw APIError(.contentTooLarge, .payloadTooLarge,
                                    "the request body is larger than \(server.configuration.maxBodyBytes / 1024) KB")
                 }
             }
-            if path != Self.pairPath {
+            if ingest {
+                try await authenticateIngest(request, &context)
+            } else if path != Self.pairPath {
                 let address = context.remoteAddress
                 if let retry = server.failedAuth.retryAfter(address) {
                     context.trace.setReason("AUTH_BACKOFF")

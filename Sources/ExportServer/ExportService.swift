@@ -9,6 +9,9 @@ import Synchronization
 /// What `healthbridge serve` runs for the export API, beside the MCP endpoint.
 public struct ExportServiceOptions: Sendable {
     public var server = ExportServerConfiguration()
+    /// The optional plain-HTTP Health Auto Export listener (`serve --ingest-port P --ingest-bind ADDR`); nil: off.
+    public var ingestPort: Int?
+    public var ingestHost = "127.0.0.1"
     /// Advertise `_healthsync._tcp` by mDNS while sharing is active.
     public var advertise = true
     public var mdnsPort = ServiceBrowser.mdnsPort
@@ -52,10 +55,26 @@ public final class ExportService: Service, Sendable {
             portContinuation.finish()
         }
         let announcer = Announcer(service: self, server: server, ports: ports, created: created)
-        let group = ServiceGroup(configuration: .init(services: [
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: app),
             .init(service: announcer, successTerminationBehavior: .ignore),
-        ], logger: logger))
+        ]
+        if let ingestPort = options.ingestPort {
+            let host = options.ingestHost
+            let console = self.console
+            if !RuntimeInfo.isLoopback(host) {
+                console("""
+                    WARNING: the Health Auto Export receiver listens on plain HTTP on \(host):\(ingestPort), beyond this \
+                    machine: ingest tokens and health data cross the network unencrypted. Prefer the HTTPS API, or bind \
+                    --ingest-bind 127.0.0.1 behind a TLS proxy.
+                    """)
+            }
+            services.append(.init(service: try server.ingestApplication(host: host, port: ingestPort) { port in
+                let shown = host.contains(":") ? "[\(host)]" : host
+                console("Health Auto Export receiver (plain HTTP): http://\(shown):\(port)\(ExportServer.ingestPath)")
+            }))
+        }
+        let group = ServiceGroup(configuration: .init(services: services, logger: logger))
         do {
             try await group.run()
         } catch {

@@ -115,6 +115,18 @@ public final class ExportState: Sendable {
             // Clients paired as an app (HealthBridgeKit) act as `app:<app_id>`; NULL keeps `device:<id>`.
             try db.execute(sql: "ALTER TABLE client ADD COLUMN app_id TEXT")
         }
+        migrator.registerMigration("v4") { db in
+            // Push tokens of the Health Auto Export receiver: a name, the token's hash, never the token.
+            try db.execute(sql: """
+                CREATE TABLE ingest_token (
+                    name TEXT PRIMARY KEY NOT NULL,
+                    token_hash BLOB NOT NULL UNIQUE,
+                    created_at REAL NOT NULL,
+                    last_used_at REAL,
+                    revoked_at REAL
+                );
+                """)
+        }
         return migrator
     }
 

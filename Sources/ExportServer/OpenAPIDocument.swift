@@ -178,6 +178,26 @@ public enum OpenAPIDocument {
             "/api/v1/log/weight": writeCase("logWeight", "Log a weight (bodyMass), default kg.", "QuantityLog"),
             "/api/v1/log/water": writeCase("logWater", "Log water (dietaryWater), default mL.", "QuantityLog"),
             "/api/v1/log/workout": writeCase("logWorkout", "Log a workout.", "WorkoutLog"),
+            "/api/v1/ingest/health-auto-export": [
+                "post": [
+                    "operationId": "ingestHealthAutoExport",
+                    "summary": "Receive a Health Auto Export push (the iOS app's REST API automation, JSON). Each item is stored once, whatever is re-sent; aggregated totals replace their bucket when re-sent with a new total.",
+                    "description": "Authorization: Bearer <ingest token> from `healthbridge ingest-token create NAME` (not a paired client's token). Body up to 64 MB; unknown metrics are counted in the answer, malformed JSON is 400 and writes nothing.",
+                    "security": [["bearerAuth": []]],
+                    "parameters": .array(["automation-name", "automation-id", "automation-aggregation", "automation-period",
+                                          "session-id"].map { name in
+                        ["name": .string(name), "in": "header", "required": false,
+                         "description": "Sent by Health Auto Export; recorded in the audit entry of the batch.",
+                         "schema": ["type": "string"]]
+                    }),
+                    "requestBody": ["required": true, "content": content("HealthAutoExportPayload")],
+                    "responses": merged(commonErrors, [
+                        "200": response("Stored: counts per type, what was new, replaced or already stored, what was kept aside.", "IngestReport"),
+                        "403": response("The token has no write grant for a type of the payload (HEALTH_NOT_AUTHORIZED); nothing written.", "Error"),
+                        "413": response("Body larger than 64 MB.", "Error"),
+                    ]),
+                ],
+            ],
             "/api/v1/log/{logId}": [
                 "delete": ["operationId": "deleteLog", "summary": "Delete every object this client wrote with a log id.",
                            "security": [["bearerAuth": []]],
@@ -401,6 +421,23 @@ public enum OpenAPIDocument {
             "WorkoutLog": object(["activity", "start", "end"], [
                 "activity": string, "start": string, "end": string, "energy": number, "distance": string,
                 "log_id": string, "sync_version": integer,
+            ]),
+            "HealthAutoExportPayload": [
+                "type": "object", "required": ["data"],
+                "properties": ["data": [
+                    "type": "object",
+                    "properties": ["metrics": array(["type": "object", "properties": ["name": string, "units": string,
+                                                                                     "data": array(["type": "object"])]]),
+                                   "workouts": array(["type": "object"])],
+                ]],
+            ],
+            "IngestReport": object(["format", "inserted", "replaced", "unchanged", "types", "routePoints", "unknown",
+                                    "rejected", "reasons", "anchor"], [
+                "format": ["type": "string", "enum": ["health-auto-export"]], "inserted": integer, "replaced": integer,
+                "unchanged": integer, "types": ["type": "object", "additionalProperties": integer],
+                "routePoints": integer, "unknown": ["type": "object", "additionalProperties": integer],
+                "rejected": ["type": "object", "additionalProperties": integer],
+                "reasons": ["type": "object", "additionalProperties": string], "anchor": string,
             ]),
             "WriteResult": object(["objects", "inserted", "replaced", "unchanged", "anchor"], [
                 "objects": array(object(["uuid", "type"], ["uuid": string, "type": string])), "inserted": integer,

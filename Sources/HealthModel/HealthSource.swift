@@ -110,8 +110,22 @@ public struct HealthSource: Sendable, Hashable, Codable {
             && device?.model == other.device?.model && device?.hardware == other.device?.hardware
     }
 
+    /// The bundle identifiers of sources whose samples are totals HealthKit already merged across devices (bucket
+    /// totals pushed by Health Auto Export) start with this.
+    public static let mergedTotalsPrefix = "org.healthbridge.totals."
+
+    /// Health Auto Export's aggregated data: hourly or daily totals and averages that HealthKit computed over every
+    /// source of the phone, one source for every ingest token.
+    ///
+    /// ```swift
+    /// HealthSource.healthAutoExportTotals.category   // .mergedTotals
+    /// ```
+    public static let healthAutoExportTotals = HealthSource(name: "Health Auto Export",
+                                                             bundleIdentifier: mergedTotalsPrefix + "health-auto-export")
+
     /// The class of source that decides the default priority order.
     public var category: SourceCategory {
+        if let bundle = bundleIdentifier, bundle.hasPrefix(Self.mergedTotalsPrefix) { return .mergedTotals }
         if bundleIdentifier == "com.apple.Health" || (device == nil && (name == "Health" || name == "Santé" || name == "Salud")) {
             return .userEntered
         }
@@ -128,14 +142,18 @@ public struct HealthSource: Sendable, Hashable, Codable {
     }
 }
 
-/// The classes of source in HealthKit's default priority order, highest first.
+/// The classes of source in HealthKit's default priority order, highest first. ``mergedTotals`` comes before them
+/// all: its samples are HealthKit's own merge of every other source over their bucket, so where such a bucket
+/// exists it is the answer, and the samples it was computed from (arriving later from an export) are not added
+/// to it.
 public enum SourceCategory: Int, Sendable, Hashable, Codable, Comparable, CaseIterable {
-    case userEntered = 0, appleWatch, iPhone, otherDevice, app
+    case mergedTotals = -1, userEntered = 0, appleWatch, iPhone, otherDevice, app
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 
     public var label: String {
         switch self {
+        case .mergedTotals: "merged totals"
         case .userEntered: "user-entered"
         case .appleWatch: "Apple Watch"
         case .iPhone: "iPhone"

@@ -20,9 +20,11 @@ public struct WriteAuditEntry: Sendable, Hashable {
     public var types: [String]
     /// How many objects.
     public var count: Int
+    /// Facts of a pushed batch (its headers and counts: `automation-name`, `inserted`…), never a value.
+    public var detail: [String: String]?
 
-    public init(action: Action, principal: Principal, types: [String], count: Int) {
-        self.action = action; self.principal = principal; self.types = types; self.count = count
+    public init(action: Action, principal: Principal, types: [String], count: Int, detail: [String: String]? = nil) {
+        self.action = action; self.principal = principal; self.types = types; self.count = count; self.detail = detail
     }
 }
 
@@ -34,8 +36,10 @@ extension HealthService {
         return copy
     }
 
-    func audit(_ action: WriteAuditEntry.Action, types: some Sequence<String>, count: Int) async {
-        guard count > 0, let auditor else { return }
-        await auditor.record(WriteAuditEntry(action: action, principal: principal, types: Set(types).sorted(), count: count))
+    func audit(_ action: WriteAuditEntry.Action, types: some Sequence<String>, count: Int,
+               detail: [String: String]? = nil) async {
+        guard count > 0 || detail != nil, let auditor else { return }
+        await auditor.record(WriteAuditEntry(action: action, principal: principal, types: Set(types).sorted(), count: count,
+                                             detail: detail))
     }
 }

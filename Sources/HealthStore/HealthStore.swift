@@ -50,6 +50,9 @@ public protocol HealthStore: Sendable {
     func sample(_ uuid: UUID) async throws -> HealthSample?
     /// The stored sample of a source with a sync identifier (`HKMetadataKeySyncIdentifier`), nil when there is none.
     func sample(syncIdentifier: String, sourceKey: String) async throws -> HealthSample?
+    /// The objects of one type and source that carry a sync identifier and start in `start..<end`, by sync
+    /// identifier: what a bulk writer compares its items with (lighter than whole samples).
+    func syncedObjects(type: String, sourceKey: String, start: Date, end: Date) async throws -> [String: SyncedObject]
     func workouts(_ query: WorkoutQuery) async throws -> [HealthWorkout]
     func workout(_ uuid: UUID) async throws -> HealthWorkout?
     /// The points `[offset, offset + limit)` of a route, in order; empty for an unknown route.
@@ -96,16 +99,40 @@ public protocol HealthStore: Sendable {
     func updateSetting(_ key: String, _ transform: @escaping @Sendable (String?) throws -> String?) async throws -> String?
 }
 
-/// What ``HealthStore/commit(_:)`` writes, in this order: deletions first, then samples, correlations, workouts.
+/// A stored object's sync version, value and dates (``HealthStore/syncedObjects(type:sourceKey:start:end:)``).
+public struct SyncedObject: Sendable, Hashable {
+    public var uuid: UUID
+    public var version: Int
+    /// The quantity (canonical unit) or the category's raw value.
+    public var value: Double
+    public var start: Date
+    public var end: Date
+
+    public init(uuid: UUID, version: Int, value: Double, start: Date, end: Date) {
+        self.uuid = uuid; self.version = version; self.value = value; self.start = start; self.end = end
+    }
+}
+
+/// What ``HealthStore/commit(_:)`` writes, in this order: deletions first, then samples (``samples``, then
+/// ``batch``), correlations, workouts and the workouts' route points.
 public struct StoreTransaction: Sendable {
     public var deletions: [UUID]
     public var samples: [HealthSample]
+    /// Samples already packed (a bulk ingest): saved like ``samples``, without a `HealthSample` per row.
+    public var batch: SampleBatch?
     public var correlations: [HealthCorrelation]
     public var workouts: [HealthWorkout]
+    /// Route points by route UUID (``HealthWorkout/Route/uuid``), replacing any stored for that route.
+    public var routes: [UUID: RoutePointColumns]
+    /// A cap on the writer's page cache during this transaction, in MB (nil: the store's, 64 MB): a large push on a
+    /// server spills its pages to the WAL instead of holding them all in memory until the commit.
+    public var pageCacheMegabytes: Int?
 
-    public init(deletions: [UUID] = [], samples: [HealthSample] = [], correlations: [HealthCorrelation] = [],
-                workouts: [HealthWorkout] = []) {
-        self.deletions = deletions; self.samples = samples; self.correlations = correlations; self.workouts = workouts
+    public init(deletions: [UUID] = [], samples: [HealthSample] = [], batch: SampleBatch? = nil,
+                correlations: [HealthCorrelation] = [], workouts: [HealthWorkout] = [],
+                routes: [UUID: RoutePointColumns] = [:]) {
+        self.deletions = deletions; self.samples = samples; self.batch = batch; self.correlations = correlations
+        self.workouts = workouts; self.routes = routes
     }
 }
 
@@ -125,14 +152,40 @@ extension HealthStore {
     public func commit(_ transaction: StoreTransaction) async throws -> TransactionResult {
         let deleted = try await delete(uuids: transaction.deletions)
         var saved = try await save(transaction.samples)
+        if let batch = transaction.batch { saved = saved + (try await save(batch)) }
         saved = saved + (try await save(correlations: transaction.correlations))
         saved = saved + (try await save(workouts: transaction.workouts))
+        for (route, columns) in transaction.routes { try await saveRoute(route, columns: columns) }
         return TransactionResult(saved: saved, deleted: deleted, anchor: try await currentAnchor())
     }
 
     @discardableResult
     public func save(_ batch: SampleBatch) async throws -> SaveResult {
         try await save(batch.samples)
+    }
+
+    public func syncedObjects(type: String, sourceKey: String, start: Date, end: Date) async throws
+        -> [String: SyncedObject]
+    {
+        var found: [String: SyncedObject] = [:]
+        var cursor: String?
+        repeat {
+            let page = try await samples(SampleQuery(type: type, start: start, end: end, matching: .strictStartDate,
+                                                     sources: [sourceKey], limit: 10_000, cursor: cursor))
+            for sample in page.samples {
+                guard let id = sample.syncIdentifier else { continue }
+                let value: Double
+                switch sample.value {
+                case .quantity(let v, _): value = v
+                case .category(let c): value = Double(c)
+                case .none: value = .nan
+                }
+                found[id] = SyncedObject(uuid: sample.uuid, version: sample.syncVersion ?? 0, value: value,
+                                         start: sample.start, end: sample.end)
+            }
+            cursor = page.nextCursor
+        } while cursor != nil
+        return found
     }
 
     public func saveRoute(_ route: UUID, columns: RoutePointColumns) async throws {

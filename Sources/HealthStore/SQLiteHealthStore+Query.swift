@@ -16,6 +16,27 @@ extension SQLiteHealthStore {
         try await fetchOneSample("sync_id = ? AND source_id = (SELECT id FROM sources WHERE key = ?)", [syncIdentifier, sourceKey])
     }
 
+    public func syncedObjects(type: String, sourceKey: String, start: Date, end: Date) async throws
+        -> [String: SyncedObject]
+    {
+        try await read { db in
+            guard let typeID = try self.typeID(type, db),
+                  let sourceID = try Int64.fetchOne(db, sql: "SELECT id FROM sources WHERE key = ?", arguments: [sourceKey])
+            else { return [:] }
+            var found: [String: SyncedObject] = [:]
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT sync_id, sync_version, value, start, "end", uuid FROM samples
+                WHERE type_id = ? AND start >= ? AND start < ? AND source_id = ? AND sync_id IS NOT NULL
+                """, arguments: [typeID, start.timeIntervalSince1970, end.timeIntervalSince1970, sourceID])
+            while let row = try rows.next() {
+                guard let id = row[0] as String?, let uuid = (row[5] as Data?).flatMap(UUID.init(blob:)) else { continue }
+                found[id] = SyncedObject(uuid: uuid, version: Int((row[1] as Int64?) ?? 0), value: (row[2] as Double?) ?? .nan,
+                                         start: Date(timeIntervalSince1970: row[3]), end: Date(timeIntervalSince1970: row[4]))
+            }
+            return found
+        }
+    }
+
     func fetchOneSample(_ predicate: String, _ arguments: StatementArguments) async throws -> HealthSample? {
         try await read { db in
             guard let row = try Row.fetchOne(db, sql: """

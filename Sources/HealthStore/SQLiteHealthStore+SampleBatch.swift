@@ -28,6 +28,8 @@ extension SQLiteHealthStore {
     static let insertOneSQL = insertSQL(rows: 1, values: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
     /// `rowsPerStatement` rows without a sync identifier: 13 parameters each, the sync columns NULL.
     static let insertPlainSQL = insertSQL(rows: rowsPerStatement, values: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?)")
+    /// `rowsPerStatement` rows with all 15 columns (``SampleBatch/syncIdentifiersChecked`` batches).
+    static let insertSyncedSQL = insertSQL(rows: rowsPerStatement, values: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 
     static func insertSQL(rows: Int, values: String) -> String {
         """
@@ -51,10 +53,12 @@ extension SQLiteHealthStore {
         var state = InsertState(seq: try currentSequence(db), plan: plan)
         let single = try db.cachedStatement(sql: Self.insertOneSQL).sqliteStatement
         let multi = try db.cachedStatement(sql: Self.insertPlainSQL).sqliteStatement
+        let synced = batch.syncIdentifiersChecked ? try db.cachedStatement(sql: Self.insertSyncedSQL).sqliteStatement : nil
         defer {
             // The statements point into the batch's buffers: forget them before the buffers go.
             sqlite3_clear_bindings(single)
             sqlite3_clear_bindings(multi)
+            if let synced { sqlite3_clear_bindings(synced) }
         }
         try batch.rows.withUnsafeBufferPointer { rows in
             try batch.text.withUnsafeBytes { text in
@@ -62,6 +66,8 @@ extension SQLiteHealthStore {
                     let binder = RowBinder(rows: rows, text: text, versions: versions, plan: plan)
                     var chunk: [Int] = []
                     chunk.reserveCapacity(Self.rowsPerStatement)
+                    var syncedChunk: [Int] = []
+                    syncedChunk.reserveCapacity(Self.rowsPerStatement)
 
                     func step(_ stmt: OpaquePointer?) throws -> Int {
                         let code = sqlite3_step(stmt)
@@ -105,9 +111,31 @@ extension SQLiteHealthStore {
                         if inserted > 0 { for index in chunk { state.noteInserted(rows[index]) } }
                     }
 
+                    /// Checked sync identifiers: 32 rows with their 15 columns per statement.
+                    func flushSynced() throws {
+                        defer { syncedChunk.removeAll(keepingCapacity: true) }
+                        guard syncedChunk.count == Self.rowsPerStatement, let synced else {
+                            for index in syncedChunk { try insertOne(index) }
+                            return
+                        }
+                        for (position, index) in syncedChunk.enumerated() {
+                            binder.bind(synced, base: Int32(position * 15), row: index, seq: state.seq + Int64(position) + 1)
+                        }
+                        let inserted = try step(synced)
+                        if inserted > 0 { state.seq += Int64(syncedChunk.count) }
+                        state.result.inserted += inserted
+                        state.result.ignored += syncedChunk.count - inserted
+                        if inserted > 0 { for index in syncedChunk { state.noteInserted(rows[index]) } }
+                    }
+
                     for index in rows.indices {
                         let row = rows[index]
                         state.notePair(row)
+                        if synced != nil, !row.syncIdentifier.isEmpty {
+                            syncedChunk.append(index)
+                            if syncedChunk.count == Self.rowsPerStatement { try flushSynced() }
+                            continue
+                        }
                         guard !row.syncIdentifier.isEmpty else {
                             chunk.append(index)
                             if chunk.count == Self.rowsPerStatement { try flushChunk() }
@@ -132,6 +160,7 @@ extension SQLiteHealthStore {
                         try insertOne(index)
                     }
                     try flushChunk()
+                    try flushSynced()
                 }
             }
         }

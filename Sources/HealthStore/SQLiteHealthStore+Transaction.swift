@@ -3,18 +3,29 @@ import GRDB
 import HealthModel
 
 extension SQLiteHealthStore {
-    /// Deletions, samples, correlations and workouts in one SQLite transaction: all or nothing, one change
+    /// Deletions, samples, correlations, workouts and routes in one SQLite transaction: all or nothing, one change
     /// notification.
     @discardableResult
     public func commit(_ transaction: StoreTransaction) async throws -> TransactionResult {
         let batch = SampleBatch(transaction.samples)
+        let packedRoutes = transaction.routes.map { ($0.key, $0.value.count, $0.value.packed()) }
+        let cacheLimit = transaction.pageCacheMegabytes
         let (result, types) = try await write { db -> (TransactionResult, Set<String>) in
             var types = Set<String>()
+            if let cacheLimit {
+                try db.execute(sql: "PRAGMA cache_size = -\(max(1, cacheLimit) * 1024)")
+            }
+            defer { if cacheLimit != nil { try? db.execute(sql: "PRAGMA cache_size = -65536") } }
             let (deleted, deletedTypes, _) = try self.deleteObjects(transaction.deletions, db)
             types.formUnion(deletedTypes)
             var saved = SaveResult()
             if !batch.isEmpty {
                 let (result, sampleTypes, _) = try self.insert(batch, db)
+                saved = saved + result
+                types.formUnion(sampleTypes)
+            }
+            if let packed = transaction.batch, !packed.isEmpty {
+                let (result, sampleTypes, _) = try self.insert(packed, db)
                 saved = saved + result
                 types.formUnion(sampleTypes)
             }
@@ -28,6 +39,7 @@ extension SQLiteHealthStore {
                 saved = saved + result
                 if result.inserted > 0 { types.insert("workout") }
             }
+            for (route, count, points) in packedRoutes { try self.insert(route: route, count: count, packed: points, db) }
             return (TransactionResult(saved: saved, deleted: deleted, anchor: try self.currentSequence(db)), types)
         }
         notify(types: types, anchor: result.anchor)

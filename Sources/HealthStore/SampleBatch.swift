@@ -78,6 +78,10 @@ public struct SampleBatch: Sendable {
     }
 
     public var tables: SampleTables
+    /// Set by a caller that has already compared its rows' sync identifiers with the stored objects (and deletes the
+    /// versions it replaces in the same transaction): rows with a sync identifier are then inserted like the others,
+    /// 32 per statement, without a lookup each; a row whose UUID is stored is ignored as usual.
+    public var syncIdentifiersChecked = false
     public private(set) var rows: [Row] = []
     /// The bytes ``Row`` text ranges point into.
     public private(set) var text: [UInt8] = []
@@ -96,6 +100,12 @@ public struct SampleBatch: Sendable {
 
     public var count: Int { rows.count }
     public var isEmpty: Bool { rows.isEmpty }
+
+    /// Reserves room for `bytes` more bytes of per-row text (metadata, sync identifiers), so that a large batch
+    /// does not grow its buffer by copying.
+    public mutating func reserveText(_ bytes: Int) {
+        text.reserveCapacity(text.count + bytes)
+    }
 
     /// Appends a row whose table indexes and text ranges belong to this batch.
     public mutating func append(_ row: Row) {

@@ -21,7 +21,7 @@ struct HealthBridgeCommand: AsyncParsableCommand {
             MCPCommand.self, ServeCommand.self,
             NodeCommand.self,
             // Local-network export: server side, then the client of a paired server.
-            PairCodeCommand.self, SharingCommand.self, ClientsCommand.self, AuditCommand.self,
+            PairCodeCommand.self, SharingCommand.self, ClientsCommand.self, IngestTokenCommand.self, AuditCommand.self,
             DiscoverCommand.self, PairCommand.self, AccessCommand.self, StatusCommand.self, RemoteCommand.self, FetchCommand.self,
         ]
     )

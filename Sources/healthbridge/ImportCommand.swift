@@ -1,16 +1,21 @@
 import ArgumentParser
+import ExportServer
 import Foundation
+import HealthAutoExport
 import HealthImport
 import HealthModel
+import HealthService
 
 struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Import an Apple Health export: export.zip, an unzipped export folder, or export.xml.",
+        abstract: "Import an Apple Health export (export.zip, an unzipped export folder, export.xml) or a Health Auto Export JSON file.",
         discussion: """
             On the iPhone: Health → your picture → Export All Health Data. Importing the same file again is recognised by
             its content and takes under a second; a newer export adds only what is new. Malformed elements are skipped,
             counted and listed in the report (or stop the import with --strict).
+            A JSON file written by the Health Auto Export app is recognised by its content and stored as the receiver
+            stores pushes (same mapping, same report, exactly once).
             """)
 
     @OptionGroup var store: StoreOptions
@@ -20,6 +25,10 @@ struct ImportCommand: AsyncParsableCommand {
     @Flag(help: "Print the report as JSON.") var json = false
 
     func run() async throws {
+        if let payload = try Self.healthAutoExportFile(path) {
+            try await importHealthAutoExport(payload)
+            return
+        }
         let sqlite = try store.openStore()
         let importer = ExportImporter(store: sqlite, options: ImportOptions(strict: strict, force: force),
                                       logger: CLILog.logger)
@@ -57,6 +66,42 @@ struct ImportCommand: AsyncParsableCommand {
                 print("  line \(item.line), byte \(item.offset): \(item.element): \(item.reason)")
             }
             if report.skippedCount > 20 { print("  … (see --json for the first 200)") }
+        }
+    }
+
+    /// The file's bytes when it is a Health Auto Export payload (recognised by its content), else nil.
+    static func healthAutoExportFile(_ path: String) throws -> [UInt8]? {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
+              let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        let prefix = [UInt8](try handle.read(upToCount: 4096) ?? Data())
+        guard HAEPayloadReader.recognises(prefix) else { return nil }
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        guard size <= HealthService.maxIngestBytes else {
+            throw HealthError(.payloadTooLarge, "a Health Auto Export file is at most \(HealthService.maxIngestBytes / 1_048_576) MB")
+        }
+        return prefix + [UInt8](try handle.readToEnd() ?? Data())
+    }
+
+    func importHealthAutoExport(_ payload: [UInt8]) async throws {
+        let home = try store.resolveHome()
+        let audit = ExportAuditor(state: try ExportState.open(home: home.directory), logger: CLILog.logger)
+        let service = try await HealthService.open(store: store.openStore()).auditing(to: audit)
+        let started = Date()
+        let report = try await service.ingestHealthAutoExport(payload)
+        if json {
+            try Output.json(report)
+            return
+        }
+        print("Imported the Health Auto Export file \(path) in \(String(format: "%.1f", Date().timeIntervalSince(started))) s\n")
+        Output.table(["type", "items"], report.types.sorted { $0.key < $1.key }.map { [$0.key, Output.number(Double($0.value))] })
+        print("\nobjects: \(report.inserted) new, \(report.unchanged) already stored, \(report.replaced) replaced by a newer total; route points: \(Output.number(Double(report.routePoints)))")
+        if !report.unknown.isEmpty {
+            print("kept aside (unknown to HealthBridge): " + report.unknown.sorted { $0.key < $1.key }.map { "\($0.key) (\($0.value))" }.joined(separator: ", "))
+        }
+        for (metric, count) in report.rejected.sorted(by: { $0.key < $1.key }) {
+            print("not stored: \(count) item(s) of \(metric): \(report.reasons[metric] ?? "")")
         }
     }
 }

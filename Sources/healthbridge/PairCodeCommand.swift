@@ -70,9 +70,19 @@ struct ExportAPIOptions: ParsableArguments {
     @Flag(name: .customLong("no-api"), help: "Do not start the export API.") var noAPI = false
     @Flag(name: .customLong("no-advertise"), help: "Do not advertise the export API by DNS-SD (mDNS).")
     var noAdvertise = false
+    @Option(name: .customLong("ingest-port"),
+            help: "Also receive Health Auto Export pushes on plain HTTP on this port (off by default; the HTTPS API always has /api/v1/ingest/health-auto-export).")
+    var ingestPort: Int?
+    @Option(name: .customLong("ingest-bind"),
+            help: "Address of the plain-HTTP ingest listener (default 127.0.0.1; beyond loopback the data crosses the network unencrypted).")
+    var ingestBind = "127.0.0.1"
 
     func validate() throws {
         guard (0...65_535).contains(apiPort) else { throw ValidationError("--api-port must be between 0 and 65535") }
+        if let ingestPort, !(0...65_535).contains(ingestPort) {
+            throw ValidationError("--ingest-port must be between 0 and 65535")
+        }
+        if ingestPort != nil, noAPI { throw ValidationError("--ingest-port runs beside the export API: drop --no-api") }
         guard rateLimit >= 0 else { throw ValidationError("--rate-limit must be 0 (off) or more") }
     }
 
@@ -84,6 +94,8 @@ struct ExportAPIOptions: ParsableArguments {
         options.server.port = apiPort
         options.server.rateLimit = Double(rateLimit)
         options.advertise = !noAdvertise
+        options.ingestPort = ingestPort
+        options.ingestHost = ingestBind
         return ExportService(home: shared.home.directory, service: shared.service, options: options,
                              logger: CLILog.logger, console: { FileHandle.standardOutput.write(Data(($0 + "\n").utf8)) })
     }

@@ -126,3 +126,58 @@ struct CLITests {
         #expect(nobody.errorJSON?["error"]?["code"]?.stringValue == "HEALTH_INVALID_ARGUMENT")
     }
 }
+
+/// The Health Auto Export pieces of the command line: tokens and importing HAE's JSON files.
+@Suite("CLI ingest")
+struct CLIIngestTests {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../HealthAutoExportTests/Fixtures").standardizedFileURL
+
+    @Test func ingestTokensAreCreatedListedAndRevokedWithTheirGrants() async throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("hb-cli-ingest-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let created = try await CLI.run(["ingest-token", "create", "iphone", "--json"], home: home)
+        #expect(created.status == 0, "\(created.stderr)")
+        #expect(created.json?["name"]?.stringValue == "iphone")
+        let token = try #require(created.json?["token"]?.stringValue)
+        #expect(token.count == 43)
+        let again = try await CLI.run(["ingest-token", "create", "iphone", "--json"], home: home)
+        #expect(again.status == 1 && again.errorJSON?["error"]?["code"]?.stringValue == "HEALTH_INVALID_ARGUMENT")
+        let grants = try await CLI.run(["grants", "ingest:iphone", "--json"], home: home)
+        let entry = grants.json?["principals"]?.arrayValue?.first
+        #expect(entry?["read"]?.stringValue == "none")
+        #expect(entry?["write"]?.stringValue?.contains("stepCount") == true)
+        #expect(entry?["write"]?.stringValue?.contains("workout") == true)
+        let list = try await CLI.run(["ingest-token", "list", "--json"], home: home)
+        #expect(list.json?.arrayValue?.first?["principal"]?.stringValue == "ingest:iphone")
+        #expect(!list.stdout.contains(token), "the token is shown once")
+        let revoked = try await CLI.run(["ingest-token", "revoke", "iphone"], home: home)
+        #expect(revoked.status == 0)
+        let state = try await CLI.run(["ingest-token", "list"], home: home)
+        #expect(state.stdout.contains("revoked"))
+        let missing = try await CLI.run(["ingest-token", "revoke", "nobody"], home: home)
+        #expect(missing.status != 0)
+    }
+
+    @Test func importRecognisesAHealthAutoExportFileByContent() async throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("hb-cli-hae-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: home) }
+        // A file whose name says nothing: recognised by its content.
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        let file = home.appendingPathComponent("push.txt")
+        try FileManager.default.copyItem(at: Self.fixtures.appendingPathComponent("metrics-hourly.json"), to: file)
+        let first = try await CLI.run(["import", file.path, "--json"], home: home)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.json?["format"]?.stringValue == "health-auto-export")
+        #expect(first.json?["inserted"]?.doubleValue == 17)
+        #expect(first.json?["unknown"]?["made_up_metric"]?.doubleValue == 2)
+        let second = try await CLI.run(["import", file.path], home: home)
+        #expect(second.status == 0 && second.stdout.contains("0 new") && second.stdout.contains("17 already stored"))
+        #expect(second.stdout.contains("made_up_metric (2)"))
+        let steps = try await CLI.run(["summary", "--type", "stepCount", "--from", "2024-03-04", "--to", "2024-03-05",
+                                       "--interval", "total", "--tz", "Europe/Berlin", "--json"], home: home)
+        #expect(steps.json?["buckets"]?.arrayValue?.first?["sum"]?.doubleValue == 3750.5)
+        let audit = try await CLI.run(["audit", "--json"], home: home)
+        #expect(audit.stdout.contains("health-auto-export") && !audit.stdout.contains("3750"))
+    }
+}
