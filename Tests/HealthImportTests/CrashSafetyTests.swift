@@ -365,13 +365,17 @@ struct KillTests {
         while first.isRunning, Self.fileSize(wal) == 0, Date() < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }
-        try await Task.sleep(for: .milliseconds(50))
+        // Step the import in short slices (SIGCONT … SIGSTOP) and look at the store while it is frozen, so the kill
+        // lands after a first commit and before the last however fast or loaded the machine is.
         var committed = 0
         if first.isRunning {
             let reader = try SQLiteHealthStore(location: .file(home.appendingPathComponent("health.sqlite")))
-            while first.isRunning, committed == 0, Date() < deadline {
+            while first.isRunning, Date() < deadline {
+                kill(first.processIdentifier, SIGSTOP)
                 committed = try await reader.typeSummaries().first?.count ?? 0
-                if committed == 0 { try await Task.sleep(for: .milliseconds(10)) }
+                if committed > 0 { break }
+                kill(first.processIdentifier, SIGCONT)
+                try await Task.sleep(for: .milliseconds(5))
             }
         }
         let killedMidway = first.isRunning
