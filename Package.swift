@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "HealthXML", targets: ["HealthXML"]),
         .library(name: "ExportClient", targets: ["ExportClient"]),
         .library(name: "ExportServer", targets: ["ExportServer"]),
+        .library(name: "HealthAutoExport", targets: ["HealthAutoExport"]),
         // The client library for apps: the diet app's HealthKit API over the paired HTTPS API, and a sync engine.
         .library(name: "HealthBridgeKit", targets: ["HealthBridgeKit"]),
         .executable(name: "diet-sync", targets: ["DietSync"]),

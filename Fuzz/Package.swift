@@ -36,5 +36,8 @@ let package = Package(
             .product(name: "ExportServer", package: "HealthBridge"),
             .product(name: "ExportClient", package: "HealthBridge"),
         ]),
+        .executableTarget(name: "FuzzHealthAutoExport", dependencies: [
+            "FuzzSupport", .product(name: "HealthAutoExport", package: "HealthBridge"),
+        ]),
     ]
 )

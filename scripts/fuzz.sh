@@ -15,7 +15,7 @@ seconds=${1:-60}
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(FuzzXMLScanner FuzzExportParser FuzzDNSMessage FuzzUnitsAndDates FuzzExportRequest)
+  targets=(FuzzXMLScanner FuzzExportParser FuzzDNSMessage FuzzUnitsAndDates FuzzExportRequest FuzzHealthAutoExport)
 fi
 scratch=${FUZZ_SCRATCH:-.build-fuzz}
 fixtures=${FUZZ_FIXTURES:-../shared/fixtures}

@@ -136,4 +136,12 @@ requests = [
 ]
 for index, request in enumerate(requests):
     write("FuzzExportRequest", "request-%d" % index, request)
+
+# Health Auto Export bodies: the receiver's own test payloads (written for this project, not fixtures).
+hae = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "HealthAutoExportTests", "Fixtures")
+for entry in sorted(os.listdir(hae)) if os.path.isdir(hae) else []:
+    if entry.endswith(".json"):
+        with open(os.path.join(hae, entry), "rb") as handle:
+            write("FuzzHealthAutoExport", entry[:-5], handle.read())
+write("FuzzHealthAutoExport", "minimal", b'{"data":{"metrics":[{"name":"step_count","units":"count","data":[{"date":"2024-05-01 10:00:00 +0200","qty":12,"source":"iPhone|Watch"}]}]}}')
 print("seeds written to", out)
