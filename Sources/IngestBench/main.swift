@@ -166,6 +166,9 @@ print(String(format: "first send:  %.2f s, %.0f MB/s; inserted %d, unchanged %d;
 let second = try await send()
 print(String(format: "re-send:     %.2f s; inserted %d, replaced %d, unchanged %d; peak RSS %.0f MB",
              second.seconds, second.report.inserted, second.report.replaced, second.report.unchanged, second.peak))
+// What the resident memory is made of after the re-send: heap (anonymous) and the store's memory-mapped pages.
+print(String(format: "after both:  RSS %.0f MB = %.0f MB anonymous + %.0f MB file-backed (the store's mmap)",
+             status("VmRSS"), status("RssAnon"), status("RssFile")))
 let verdict = firstSeconds <= 2 && firstPeak <= 150
 print("target (≤ 2 s, ≤ 150 MB RSS for the first send): \(verdict ? "met" : "NOT met")")
 try? FileManager.default.removeItem(at: directory)
