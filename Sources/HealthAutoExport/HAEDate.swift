@@ -1,4 +1,5 @@
 import Foundation
+import HealthModel
 
 /// The dates of Health Auto Export payloads: `yyyy-MM-dd HH:mm:ss Z` (`2024-02-06 14:30:00 -0800`), the 12-hour
 /// variant the app writes under a 12-hour locale (`2024-02-06 2:30:00 PM -0800`, with a narrow no-break space —
@@ -72,14 +73,9 @@ public struct HAEDate: Sendable, Hashable {
         return HAEDate(seconds: seconds, offset: offset)
     }
 
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+    /// Days since 1970-01-01 of a proleptic Gregorian date.
     static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
+        ISO8601.daysFromCivil(year, month, day)
     }
 
     enum Meridiem { case am, pm }
