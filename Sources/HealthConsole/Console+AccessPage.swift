@@ -61,7 +61,15 @@ extension Console {
 
     static func list(_ types: [String]) -> String { types.isEmpty ? "nothing" : types.joined(separator: ", ") }
 
-    func time(_ date: Date?) -> String { date.map { ISO8601.string($0, timeZone: service.homeTimeZone) } ?? "–" }
+    /// An instant in the store's home zone, to the second: `2026-11-25 03:57:24+01:00`.
+    func time(_ date: Date?) -> String {
+        guard let date else { return "–" }
+        var text = ISO8601.string(date, timeZone: service.homeTimeZone).replacingOccurrences(of: "T", with: " ")
+        if let dot = text.firstIndex(of: "."), let zone = text[dot...].firstIndex(where: { $0 == "Z" || $0 == "+" || $0 == "-" }) {
+            text.removeSubrange(dot..<zone)
+        }
+        return text
+    }
 
     /// `POST /access/decide`: approve or deny a pending request.
     func decide(_ form: ConsoleForm) async throws -> Response {

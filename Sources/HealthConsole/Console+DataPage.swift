@@ -19,7 +19,8 @@ extension Console {
         async let sleep = sleepSection(start: start)
         async let resting = trendSection(id: "resting", title: "Resting heart rate", type: "restingHeartRate", start: start,
                                          color: "#b91c1c")
-        async let weight = trendSection(id: "weight", title: "Weight", type: "bodyMass", start: start, color: "#1d4ed8")
+        async let weight = trendSection(id: "weight", title: "Weight", type: "bodyMass", start: start, color: "#1d4ed8",
+                                        connectGaps: true)
         async let energy = energySection(start: start)
         let spans = Self.dataSpans.map { span -> HTML in
             span == days ? "<li><a href=\"/data?days=\(span)\" aria-current=\"true\">\(Self.spanName(span))</a></li>"
@@ -91,7 +92,8 @@ extension Console {
     }
 
     /// A daily average as a line, with gaps on days without a value.
-    func trendSection(id: String, title: String, type: String, start: String, color: String) async throws -> HTML {
+    func trendSection(id: String, title: String, type: String, start: String, color: String,
+                      connectGaps: Bool = false) async throws -> HTML {
         let result = try await service.summaryPages(SummaryRequest(type: type, start: start, interval: "day",
                                                                    statistics: ["average"]))
         guard result.buckets.contains(where: { $0.average != nil }) else {
@@ -99,7 +101,7 @@ extension Console {
         }
         let chart = SVGChart.lines(id: id, title: "\(title) (daily average)", labels: result.buckets.map(Self.label),
                                    series: [.init(name: title, color: color, values: result.buckets.map(\.average))],
-                                   unit: result.unit)
+                                   unit: result.unit, connectGaps: connectGaps)
         return "<section aria-labelledby=\"\(id)-h\"><h2 id=\"\(id)-h\">\(title)</h2>\(chart)</section>"
     }
 

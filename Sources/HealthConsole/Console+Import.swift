@@ -101,7 +101,7 @@ extension Console {
             ]
             return """
                 <section id="import-report" aria-labelledby="report-h"><h2 id="report-h">Report</h2>
-                \(ConsolePage.table(id: "import-table", ["", ""], rows))</section>
+                \(ConsolePage.table(id: "import-table", ["What", "How many"], rows))</section>
                 """
         }
     }

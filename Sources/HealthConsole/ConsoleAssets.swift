@@ -37,12 +37,13 @@ enum ConsoleAssets {
         .facts dt { font-weight: 600; } .facts dd { margin: 0; word-break: break-word; }
         .spans ul { display: flex; gap: 12px; list-style: none; padding: 0; }
         .spans a[aria-current] { font-weight: 700; }
-        .chart { margin: 0; } .chart svg { width: 100%; height: auto; max-height: 260px; }
+        .chart { margin: 0; } .plot svg { width: 100%; height: auto; }
+        .plot { overflow-x: auto; } .plot svg { min-width: 520px; }
         figcaption { color: var(--muted); font-size: 0.9rem; }
         .legend { display: flex; flex-wrap: wrap; gap: 4px 14px; list-style: none; padding: 0; margin: 4px 0; font-size: 0.9rem; }
         details { margin: 6px 0 12px; } details table { font-size: 0.85rem; }
         .pair { display: grid; grid-template-columns: minmax(0, 2fr) minmax(0, 1fr); gap: 16px; align-items: start; }
-        @media (max-width: 700px) { .pair { grid-template-columns: 1fr; } main { padding: 10px; } }
+        @media (max-width: 700px) { .pair { grid-template-columns: minmax(0, 1fr); } main { padding: 10px; } }
         .big { font-size: 1.8rem; font-weight: 700; margin: 0; }
         .note, .muted { color: var(--muted); font-size: 0.9rem; }
         ol.priority { padding-left: 0; list-style: none; }

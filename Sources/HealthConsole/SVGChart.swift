@@ -43,14 +43,21 @@ enum SVGChart {
         return frame(id: id, title: title, labels: labels, scale: scale, unit: unit, body: body, series: series)
     }
 
-    /// Lines with a dot per value; gaps where a label has no value.
-    static func lines(id: String, title: String, labels: [String], series: [Series], unit: String) -> HTML {
+    /// Lines with a dot per value; gaps where a label has no value, unless `connectGaps` (a measurement taken every
+    /// few days, such as weight).
+    static func lines(id: String, title: String, labels: [String], series: [Series], unit: String,
+                      connectGaps: Bool = false) -> HTML {
         let values = series.flatMap { $0.values.compactMap { $0 } }
         let low = values.min() ?? 0
         let high = values.max() ?? 1
-        let span = max(high - low, 1)
-        let floor = max(0, low - span * 0.15)
-        let ceiling = high + span * 0.15
+        // Four round steps from a round floor below the lowest value to above the highest.
+        var step = niceStep(max(high - low, 0.4) * 1.2 / 4)
+        var floor = max(0, ((low - step / 2) / step).rounded(.down) * step)
+        while floor + 4 * step < high + step / 4 {
+            step = niceStep(step * 1.01)
+            floor = max(0, ((low - step / 2) / step).rounded(.down) * step)
+        }
+        let ceiling = floor + 4 * step
         let plotWidth = width - left - 8
         let plotHeight = height - top - bottom
         let slot = plotWidth / Double(max(labels.count, 1))
@@ -62,7 +69,10 @@ enum SVGChart {
             var path = ""
             var pen = false
             for (index, value) in item.values.enumerated() {
-                guard let value else { pen = false; continue }
+                guard let value else {
+                    if !connectGaps { pen = false }
+                    continue
+                }
                 let (x, y) = point(index, value)
                 path += (pen ? "L" : "M") + f(x) + "," + f(y)
                 pen = true
@@ -90,13 +100,13 @@ enum SVGChart {
             let value = floor + (scale - floor) * Double(step) / 4
             let y = top + plotHeight - plotHeight * Double(step) / 4
             grid += "<line x1=\"\(f(left))\" x2=\"\(f(width - 8))\" y1=\"\(f(y))\" y2=\"\(f(y))\" stroke=\"#d0d4da\" stroke-width=\"1\"/>"
-            grid += "<text x=\"\(f(left - 6))\" y=\"\(f(y + 4))\" text-anchor=\"end\" font-size=\"11\" fill=\"#374151\">\(Figure.format(value, digits: 1))</text>"
+            grid += "<text x=\"\(f(left - 6))\" y=\"\(f(y + 4))\" text-anchor=\"end\" font-size=\"12\" fill=\"#374151\">\(Figure.format(value, digits: 1))</text>"
         }
         let slot = (width - left - 8) / Double(max(labels.count, 1))
         let every = max(1, Int((Double(labels.count) / 7).rounded(.up)))
         for (index, label) in labels.enumerated() where index % every == 0 {
             let x = left + (Double(index) + 0.5) * slot
-            grid += "<text x=\"\(f(x))\" y=\"\(f(height - 6))\" text-anchor=\"middle\" font-size=\"11\" fill=\"#374151\">"
+            grid += "<text x=\"\(f(x))\" y=\"\(f(height - 6))\" text-anchor=\"middle\" font-size=\"12\" fill=\"#374151\">"
             HTML.escape(shortLabel(label), into: &grid)
             grid += "</text>"
         }
@@ -117,19 +127,27 @@ enum SVGChart {
         }
         return """
             <figure class="chart" id="\(id)">
-            <svg viewBox="0 0 \(f(width)) \(f(height))" role="img" aria-labelledby="\(id)-title" preserveAspectRatio="xMinYMin meet">
-            <title id="\(id)-title">\(title)</title>\(HTML(raw: grid))\(HTML(raw: body))</svg>
+            <div class="plot"><svg viewBox="0 0 \(f(width)) \(f(height))" role="img" aria-labelledby="\(id)-title" preserveAspectRatio="xMinYMin meet">
+            <title id="\(id)-title">\(title)</title>\(HTML(raw: grid))\(HTML(raw: body))</svg></div>
             <figcaption>\(title)</figcaption>\(legend)
             <details><summary>Table of \(title)</summary><div class="scroll"><table id="\(id)-table">\(header)\(HTML(raw: rows))</table></div></details>
             </figure>
             """
     }
 
+    /// A round step (1, 2, 2.5 or 5 times a power of ten) at least `value`.
+    static func niceStep(_ value: Double) -> Double {
+        guard value > 0 else { return 1 }
+        let magnitude = pow(10, (log10(value)).rounded(.down))
+        for step in [1.0, 2, 2.5, 5, 10] where step * magnitude >= value { return step * magnitude }
+        return 10 * magnitude
+    }
+
     /// A round maximum for the axis above `value`.
     static func niceMaximum(_ value: Double) -> Double {
         guard value > 0 else { return 1 }
         let magnitude = pow(10, (log10(value)).rounded(.down))
-        for step in [1.0, 2, 2.5, 5, 10] where step * magnitude >= value { return step * magnitude }
+        for step in [1.0, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10] where step * magnitude >= value { return step * magnitude }
         return 10 * magnitude
     }
 
