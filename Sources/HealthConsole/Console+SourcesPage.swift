@@ -35,7 +35,7 @@ extension Console {
         }
         let body: HTML = """
             <h1>Sources</h1>
-            <p>When two sources recorded the same time, the one higher in the list counts (as in Apple Health). The Data page and `healthbridge summary` follow this order.</p>
+            <p>When two sources recorded the same time, the one higher in the list counts (as in Apple Health). The Data page and <code>healthbridge summary</code> follow this order.</p>
             \(sections.isEmpty ? "<p>No type has more than one source yet.</p>" : HTML.join(sections))
             """
         return ConsolePage.layout(title: "Sources", current: "/sources", session: session, body: body)

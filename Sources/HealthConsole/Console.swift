@@ -80,7 +80,11 @@ public final class Console: Sendable {
         router.get("/login") { request, _ in await self.login(request) }
         router.post("/logout") { request, _ in await self.action(request) { session, _ in
             await self.sessions.end(session)
-            return self.redirect("/login", cookie: "\(ConsoleSessions.cookieName)=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0")
+            var response = self.html(ConsolePage.layout(title: "Signed out", current: "", session: nil, body: """
+                <h1>Signed out</h1><p>Run <code>healthbridge console</code> for a new one-time link.</p>
+                """))
+            response.headers[.setCookie] = "\(ConsoleSessions.cookieName)=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0"
+            return response
         } }
         router.get("/") { request, _ in await self.page(request) { try await self.overviewPage($0) } }
         router.get("/data") { request, _ in await self.page(request) { try await self.dataPage($0, request: request) } }

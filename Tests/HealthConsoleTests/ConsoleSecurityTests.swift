@@ -160,3 +160,17 @@ struct ConsoleSecurityTests {
         #expect(reply.header("X-Frame-Options") == "DENY")
     }
 }
+
+extension ConsoleSecurityTests {
+    @Test func signingOutEndsTheSession() async throws {
+        let h = try await ConsoleHarness.start()
+        defer { h.stop() }
+        let (cookie, csrf) = try await h.signIn()
+        let out = try await h.send("POST", "/logout", headers: [
+            ("Cookie", cookie), ("Origin", h.origin), ("Content-Type", "application/x-www-form-urlencoded")],
+                                   body: Array("csrf=\(csrf)".utf8))
+        #expect(out.status == 200)
+        #expect(out.header("Set-Cookie")?.contains("Max-Age=0") == true)
+        #expect(try await h.send("GET", "/", headers: [("Cookie", cookie)]).status == 401)
+    }
+}
