@@ -109,7 +109,8 @@ extension Console {
     /// 403 unless `Host` names the console itself: a loopback address or `localhost`, on the console's port. A page
     /// reached through another name (DNS rebinding) never answers.
     func hostRefusal(_ request: Request) -> Response? {
-        guard let authority = request.head.authority, Self.isOwnAuthority(authority, port: port) else {
+        guard let authority = request.head.authority,
+              Self.isOwnAuthority(authority, port: port, boundHost: configuration.host) else {
             logger.notice("console: request with a foreign Host refused")
             return failure(HealthError(.notAuthorized,
                                        "Forbidden: the Host header must name this console (127.0.0.1, localhost or [::1] on port \(port))"),
@@ -118,7 +119,8 @@ extension Console {
         return nil
     }
 
-    static func isOwnAuthority(_ authority: String, port: Int) -> Bool {
+    /// True for `127.0.0.1`, `localhost`, `[::1]` or the loopback address the console is bound to, on its port.
+    static func isOwnAuthority(_ authority: String, port: Int, boundHost: String = "127.0.0.1") -> Bool {
         let text = authority.trimmingCharacters(in: .whitespaces).lowercased()
         var host = text
         var givenPort: Int?
@@ -132,7 +134,7 @@ extension Console {
             givenPort = Int(text[text.index(after: colon)...])
             if givenPort == nil { return false }
         }
-        guard host == "localhost" || host == "::1" || host == "127.0.0.1" else { return false }
+        guard host == "localhost" || host == "::1" || host == "127.0.0.1" || host == boundHost.lowercased() else { return false }
         return (givenPort ?? 80) == port
     }
 

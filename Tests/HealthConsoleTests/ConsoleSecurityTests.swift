@@ -1,6 +1,6 @@
 import ExportServer
 import Foundation
-import HealthConsole
+@testable import HealthConsole
 import HealthService
 import Testing
 
@@ -172,5 +172,20 @@ extension ConsoleSecurityTests {
         #expect(out.status == 200)
         #expect(out.header("Set-Cookie")?.contains("Max-Age=0") == true)
         #expect(try await h.send("GET", "/", headers: [("Cookie", cookie)]).status == 401)
+    }
+}
+
+extension ConsoleSecurityTests {
+    @Test func ownAuthorities() {
+        #expect(Console.isOwnAuthority("127.0.0.1:8080", port: 8080))
+        #expect(Console.isOwnAuthority("LOCALHOST:8080", port: 8080))
+        #expect(Console.isOwnAuthority("[::1]:8080", port: 8080))
+        #expect(Console.isOwnAuthority("127.0.0.2:8080", port: 8080, boundHost: "127.0.0.2"))
+        #expect(!Console.isOwnAuthority("127.0.0.2:8080", port: 8080))
+        #expect(!Console.isOwnAuthority("127.0.0.1:8081", port: 8080))
+        #expect(!Console.isOwnAuthority("127.0.0.1", port: 8080))
+        #expect(!Console.isOwnAuthority("localhost.evil.example:8080", port: 8080))
+        #expect(!Console.isOwnAuthority("[::1]x:8080", port: 8080))
+        #expect(!Console.isOwnAuthority("127.0.0.1:8080:1", port: 8080))
     }
 }
