@@ -129,6 +129,18 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The person's web console on the loopback listener: pages over HealthService and the export state.
+        .target(
+            name: "HealthConsole",
+            dependencies: [
+                "HealthService", "HealthStore", "HealthModel", "HealthImport", "ExportServer", "ExportClient",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
         .executableTarget(
             name: "healthbridge",
             dependencies: [
@@ -140,7 +152,7 @@ let package = Package(
                 .product(name: "MCP", package: "swift-sdk"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 "ExportServer", "ExportClient",
-                "GatewayNode",
+                "GatewayNode", "HealthConsole",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
@@ -218,6 +230,11 @@ let package = Package(
                                                              .product(name: "NIOCore", package: "swift-nio"),
                                                              .product(name: "Crypto", package: "swift-crypto"),
                                                              .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "HealthConsoleTests", dependencies: ["HealthConsole", "ExportServer", "HealthService",
+                                                               "HealthStore", "HealthModel", "HealthDemo",
+                                                               .product(name: "Hummingbird", package: "hummingbird"),
+                                                               .product(name: "NIOCore", package: "swift-nio"),
+                                                               .product(name: "NIOPosix", package: "swift-nio")]),
         // The interfaces side by side: the built CLI, MCP, the HTTPS API and the node answer alike (parity), and the
         // CLI's output and exit codes.
         .testTarget(name: "InterfaceTests", dependencies: ["HealthService", "HealthMCP", "ExportServer", "ExportClient",

@@ -18,7 +18,7 @@ struct AccessCommand: AsyncParsableCommand {
               healthbridge access approve req-3f2a9c1d0b4e5f60 --write dietaryEnergyConsumed --read bodyMass
               healthbridge access deny req-3f2a9c1d0b4e5f60
             """,
-        subcommands: [List.self, Approve.self, Deny.self],
+        subcommands: [List.self, Approve.self, Deny.self, File.self],
         defaultSubcommand: List.self)
 
     struct List: AsyncParsableCommand {
@@ -71,6 +71,39 @@ struct AccessCommand: AsyncParsableCommand {
             let decided = try await store.openService().decideAccessRequest(AccessDecision(id: id, approve: false))
             if output.json { return try Output.json(decided) }
             print("Denied \(decided.id) for \(decided.principal).")
+        }
+    }
+
+    /// Files a request as an app would (HealthBridgeKit's `requestAuthorization`): for scripts, tests and trying the
+    /// console's Access page.
+    struct File: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "request",
+            abstract: "File an access request on behalf of an app, device or token (as it would ask).",
+            discussion: "Example: healthbridge access request app:com.example.diet --read bodyMass --write dietaryEnergyConsumed --reason 'bodyMass=Track your weight trend'")
+        @OptionGroup var store: StoreOptions
+        @Argument(help: "Who asks: app:ID, device:ID or ingest:NAME.") var principal: String
+        @Option(help: "Types to read, comma-separated.") var read: String?
+        @Option(help: "Types to write, comma-separated.") var write: String?
+        @Option(help: "TYPE=why, repeatable.") var reason: [String] = []
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            var reasons: [String: String] = [:]
+            for item in reason {
+                let parts = item.split(separator: "=", maxSplits: 1)
+                guard parts.count == 2 else { throw ValidationError("--reason takes TYPE=why") }
+                reasons[String(parts[0])] = String(parts[1])
+            }
+            let asker = try await store.openService().acting(as: try Principal(parsing: principal))
+            let filed = try await asker.requestAccess(AccessRequestInput(read: read.map { [$0] } ?? [],
+                                                                         write: write.map { [$0] } ?? [], reasons: reasons))
+            if output.json { return try Output.json(filed) }
+            if let request = filed.request {
+                print("Filed \(request.id) for \(request.principal): waiting for the owner (`healthbridge access`, or the console's Access page).")
+            } else {
+                print("Nothing to ask: the owner already decided every type named.")
+            }
         }
     }
 }

@@ -18,7 +18,7 @@ struct HealthBridgeCommand: AsyncParsableCommand {
             SummaryCommand.self, LatestCommand.self, SleepCommand.self, WorkoutsCommand.self, ActivityCommand.self,
             TodayCommand.self, PriorityCommand.self, GrantsCommand.self, LogCommand.self, DeleteCommand.self,
             ChangesCommand.self,
-            MCPCommand.self, ServeCommand.self,
+            MCPCommand.self, ServeCommand.self, ConsoleCommand.self,
             NodeCommand.self,
             // Local-network export: server side, then the client of a paired server.
             PairCodeCommand.self, SharingCommand.self, ClientsCommand.self, IngestTokenCommand.self, AuditCommand.self,

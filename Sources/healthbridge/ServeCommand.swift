@@ -2,6 +2,7 @@ import ArgumentParser
 import ExportServer
 import Foundation
 import GatewayNode
+import HealthConsole
 import HealthDemo
 import HealthMCP
 import HealthService
@@ -21,6 +22,8 @@ struct ServeCommand: AsyncParsableCommand {
             token on loopback, it is required too. Clients send `Authorization: Bearer <token>`.
             - The export API for paired devices (HTTPS, --api-port 8443, --api-bind 0.0.0.0) unless --no-api.
             - With --gateway (or $OPENCLAW_GATEWAY_URL), the OpenClaw gateway node.
+            - The web console at / of the MCP listener when it is on loopback (never beyond; --no-console turns it \
+            off): serve prints a one-time login link; `healthbridge console` prints a fresh one.
             --port, --bind and --token are the old names of --mcp-port, --mcp-bind and --mcp-token.
             """)
 
@@ -44,6 +47,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .customLong("allow-insecure-gateway"),
           help: "Allow plain-text ws:// to a gateway that is not on this machine (the token and health data cross the network unencrypted).")
     var allowInsecureGateway = false
+    @Flag(name: .customLong("no-console"), help: "Do not serve the web console at / of the MCP listener.")
+    var noConsole = false
 
     func validate() throws {
         guard (0...65_535).contains(mcpPort) else { throw ValidationError("--mcp-port must be between 0 and 65535") }
@@ -57,7 +62,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let shared = try await SharedPieces.open(store, demo: demo)
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: try mcpApplication(shared))]
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: try mcpApplication(shared, interfaces: interfaces()))]
         if let export = api.exportService(shared) { services.append(.init(service: export)) }
         let environment = ProcessInfo.processInfo.environment
         if let url = gateway ?? environment["OPENCLAW_GATEWAY_URL"] {
@@ -71,8 +76,20 @@ struct ServeCommand: AsyncParsableCommand {
         try await group.run()
     }
 
-    /// The MCP endpoint over streamable HTTP.
-    func mcpApplication(_ shared: SharedPieces) throws -> some Service {
+    /// What runs, for the console's overview.
+    func interfaces() -> [(name: String, address: String)] {
+        let host = mcpBind.contains(":") ? "[\(mcpBind)]" : mcpBind
+        var list: [(name: String, address: String)] = [("MCP (HTTP)", "http://\(host):\(mcpPort)/mcp"),
+                                                       ("Console", "http://\(host):\(mcpPort)/")]
+        if !api.noAPI { list.append(("Export API (HTTPS, paired devices)", "https://\(api.apiBind):\(api.apiPort)/api/v1")) }
+        if let url = gateway ?? ProcessInfo.processInfo.environment["OPENCLAW_GATEWAY_URL"] {
+            list.append(("OpenClaw node", url))
+        }
+        return list
+    }
+
+    /// The MCP endpoint over streamable HTTP, and the console at / when the listener is on loopback.
+    func mcpApplication(_ shared: SharedPieces, interfaces: [(name: String, address: String)]) throws -> some Service {
         let loopback = HealthMCPHTTP.isLoopback(mcpBind)
         var bearer = mcpToken
         if bearer == nil, !loopback {
@@ -84,8 +101,32 @@ struct ServeCommand: AsyncParsableCommand {
         ServeCommand.addRoutes(to: router, service: shared.service, bearerToken: bearer, loopbackOnly: loopback)
         let host = mcpBind.contains(":") ? "[\(mcpBind)]" : mcpBind
         FileHandle.standardOutput.write(Data("HealthBridge MCP endpoint: http://\(host):\(mcpPort)/mcp\(bearer != nil ? " (Authorization: Bearer <token>)" : "")\n".utf8))
+        let console: Console?
+        if !noConsole, loopback {
+            let state = try ExportState.open(home: shared.home.directory)
+            console = Console(service: shared.service, state: state, home: shared.home,
+                              configuration: .init(port: mcpPort, host: mcpBind == "localhost" ? "127.0.0.1" : mcpBind,
+                                                   interfaces: interfaces),
+                              logger: CLILog.logger)
+            console?.addRoutes(to: router)
+        } else {
+            console = nil
+            if !noConsole {
+                Output.stderr("Console: off. It is served on loopback only, and the MCP listener is on \(mcpBind) (bind it to 127.0.0.1 for the console, or pass --no-console).")
+            }
+        }
+        let home = shared.home.directory
+        let port = mcpPort
         return Application(router: router, server: HealthMCPHTTP.httpServer(),
                            configuration: .init(address: .hostname(mcpBind, port: mcpPort), serverName: "healthbridge"),
+                           onServerRunning: { channel in
+                               guard let console else { return }
+                               console.setPort(channel.localAddress?.port ?? port)
+                               ConsoleRuntime(origin: console.origin, pid: Int(getpid())).save(home: home)
+                               if let url = try? console.loginURL() {
+                                   FileHandle.standardOutput.write(Data("HealthBridge console: \(url)\n  (a one-time link, valid for 10 minutes; `healthbridge console` prints a fresh one)\n".utf8))
+                               }
+                           },
                            logger: CLILog.logger)
     }
 

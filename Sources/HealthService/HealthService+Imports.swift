@@ -1,0 +1,33 @@
+import Foundation
+import HealthModel
+import HealthStore
+
+/// The imports the store remembers (each finished import keeps its report under `import.sha256.<hash>`).
+extension HealthService {
+    /// Finished imports, the most recent export first (owner only).
+    ///
+    /// ```swift
+    /// let last = try await service.imports().imports.first
+    /// ```
+    public func imports() async throws -> ImportsResult {
+        try requireOwner("see the imports")
+        let stored = try await store.settings(prefix: "import.sha256.")
+        let decoder = JSONDecoder()
+        let records = stored.compactMap { _, text in try? decoder.decode(ImportRecord.self, from: Data(text.utf8)) }
+        return ImportsResult(imports: records.sorted { ($0.exportDate ?? "", $0.contentHash) > ($1.exportDate ?? "", $1.contentHash) })
+    }
+}
+
+/// One finished import, as the importer's report stored it (no health value: counts and the export's date).
+public struct ImportRecord: Codable, Sendable, Hashable {
+    public var contentHash: String
+    /// When the export was made (the export's own `ExportDate`).
+    public var exportDate: String?
+    public var samplesInserted: Int?
+    public var workoutsInserted: Int?
+    public var bytes: Int?
+}
+
+public struct ImportsResult: Codable, Sendable, Hashable {
+    public var imports: [ImportRecord]
+}
