@@ -7,6 +7,9 @@
 #   SCHEMATHESIS_BINARY   a healthbridge binary (default: builds and uses the debug one)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# One worker: with two, hypothesis parses lambda sources on two threads at once, and CPython 3.11 (this machine's
+# Python) then fails now and then with "SystemError: AST constructor recursion depth mismatch" (cpython#106905),
+# a failure of the tool, not of the API.
 examples=${1:-100}
 venv=.venv-st
 if [ ! -x "$venv/bin/schemathesis" ]; then
@@ -55,7 +58,7 @@ PY
 "$venv/bin/schemathesis" run "https://127.0.0.1:$port/api/v1/openapi.json" \
   -H "Authorization: Bearer $token" --tls-verify false \
   --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,response_headers_conformance \
-  --max-examples "$examples" --workers 2 --generation-deterministic --no-color \
+  --max-examples "$examples" --workers 1 --generation-deterministic --no-color \
   --exclude-path /api/v1/ingest/health-auto-export
 # The Health Auto Export receiver takes an ingest token, not a paired client's (the document is read with the latter).
 "$venv/bin/python" - "$token" "$port" "$home/openapi.json" <<'PY'
@@ -70,4 +73,4 @@ PY
 "$venv/bin/schemathesis" run "$home/openapi.json" --url "https://127.0.0.1:$port" \
   -H "Authorization: Bearer $ingest_token" --tls-verify false --include-path /api/v1/ingest/health-auto-export \
   --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,response_headers_conformance \
-  --max-examples "$examples" --workers 2 --generation-deterministic --no-color
+  --max-examples "$examples" --workers 1 --generation-deterministic --no-color
