@@ -17,6 +17,9 @@ public struct AuditEvent: Sendable, Codable, Equatable {
         case dataDelete = "data.delete"
         /// A paired app filed an access request (type names only).
         case accessRequest = "access.request"
+        /// The owner changed who may do what: grants, an access request decided, a paired device or push token
+        /// revoked, sharing paused or resumed (from the CLI or the console).
+        case consentChange = "consent.change"
     }
 
     public enum Decision: String, Sendable, Codable {
@@ -41,11 +44,17 @@ public struct AuditEvent: Sendable, Codable, Equatable {
         /// A pushed batch's facts: Health Auto Export's headers (automation-name, automation-id,
         /// automation-aggregation, automation-period, session-id) and its counts — never a value.
         public var batch: [String: String]?
+        /// A consent change: `action` (`grants.update`, `access.approve`, `access.deny`, `device.revoke`,
+        /// `ingest_token.revoke`, `sharing.paused`, `sharing.active`) and the principal it concerns.
+        public var action: String?
+        public var principal: String?
 
         public init(types: [String]? = nil, sampleCount: Int? = nil, start: String? = nil, end: String? = nil,
-                    reason: String? = nil, clientName: String? = nil, count: Int? = nil, batch: [String: String]? = nil) {
+                    reason: String? = nil, clientName: String? = nil, count: Int? = nil, batch: [String: String]? = nil,
+                    action: String? = nil, principal: String? = nil) {
             self.types = types; self.sampleCount = sampleCount; self.start = start; self.end = end
             self.reason = reason; self.clientName = clientName; self.count = count; self.batch = batch
+            self.action = action; self.principal = principal
         }
     }
 
@@ -131,7 +140,7 @@ public final class AuditLog: Sendable {
             return true
         case .apiRequest:
             return event.decision == .denied && event.client == nil && (event.status == 401 || event.status == 429)
-        case .pairSuccess, .dataRead, .dataWrite, .dataDelete, .accessRequest:
+        case .pairSuccess, .dataRead, .dataWrite, .dataDelete, .accessRequest, .consentChange:
             return false
         }
     }

@@ -28,4 +28,14 @@ public struct ExportAuditor: HealthAuditor {
             logger.error("audit entry not written: \(String(describing: type(of: error)))")
         }
     }
+
+    public func record(_ change: ConsentAuditEntry) async {
+        let event = AuditEvent(event: .consentChange, client: change.actor.id,
+                               detail: .init(types: change.types, action: change.action, principal: change.target))
+        do {
+            try await state.append([event])
+        } catch {
+            logger.error("audit entry not written: \(String(describing: type(of: error)))")
+        }
+    }
 }

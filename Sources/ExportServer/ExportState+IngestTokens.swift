@@ -59,6 +59,8 @@ extension ExportState {
                 try db.execute(sql: "UPDATE ingest_token SET revoked_at = ? WHERE name = ?",
                                arguments: [now.timeIntervalSince1970, name])
                 token.revokedAt = now
+                try Self.insertAudit(AuditEvent(at: now, event: .consentChange,
+                                                detail: .init(action: "ingest_token.revoke", principal: "ingest:\(name)")), db)
             }
             return token
         }

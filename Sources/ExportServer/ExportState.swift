@@ -290,6 +290,8 @@ public final class ExportState: Sendable {
             if client.revokedAt == nil {
                 try db.execute(sql: "UPDATE client SET revoked_at = ? WHERE id = ?", arguments: [now.timeIntervalSince1970, client.id])
                 client.revokedAt = now
+                try Self.insertAudit(AuditEvent(at: now, event: .consentChange, client: client.auditId,
+                                                detail: .init(action: "device.revoke")), db)
             }
             return client
         }
@@ -334,8 +336,26 @@ public final class ExportState: Sendable {
         try await pool.read { db in Self.sharing(try Self.settings(db)) }
     }
 
-    public func setSharingState(_ state: SharingState) throws {
-        try setSetting(Key.sharingState, state.rawValue)
+    /// Pauses or resumes sharing; a change is written to the audit log in the same transaction.
+    public func setSharingState(_ state: SharingState, now: Date = Date()) throws {
+        try pool.write { db in
+            let old = try String.fetchOne(db, sql: "SELECT value FROM setting WHERE key = ?", arguments: [Key.sharingState])
+            try db.execute(sql: "INSERT INTO setting (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                           arguments: [Key.sharingState, state.rawValue])
+            if old != state.rawValue, old != nil || state != .active {
+                try Self.insertAudit(AuditEvent(at: now, event: .consentChange, detail: .init(action: "sharing.\(state.rawValue)")), db)
+            }
+        }
+    }
+
+    /// Writes one audit row inside the caller's transaction: the change and its record commit together.
+    static func insertAudit(_ event: AuditEvent, _ db: Database) throws {
+        let detail = try event.detail.map { String(decoding: try JSONEncoder.wire.encode($0), as: UTF8.self) }
+        try db.execute(sql: """
+            INSERT INTO audit (at, event, request_id, client, address, method, route, status, decision, detail)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [event.at.timeIntervalSince1970, event.event.rawValue, event.requestId, event.client,
+                             event.address, event.method, event.route, event.status, event.decision?.rawValue, detail])
     }
 
     /// Replaces the shared types (canonical identifiers).

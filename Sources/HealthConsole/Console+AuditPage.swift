@@ -29,6 +29,8 @@ extension Console {
         let rows = events.map { event -> [HTML] in
             let who: HTML = event.client.map { hash -> HTML in "\(names[hash] ?? "unknown") <code>\(hash)</code>" } ?? "–"
             var detail: [String] = []
+            if let action = event.detail?.action { detail.append(action) }
+            if let principal = event.detail?.principal { detail.append(principal) }
             if let types = event.detail?.types { detail.append(types.joined(separator: ", ")) }
             if let count = event.detail?.sampleCount { detail.append("\(count) samples") }
             if let reason = event.detail?.reason { detail.append(reason) }

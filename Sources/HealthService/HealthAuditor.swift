@@ -9,6 +9,24 @@ import HealthModel
 /// ```
 public protocol HealthAuditor: Sendable {
     func record(_ entry: WriteAuditEntry) async
+    /// A change of consent by the owner: grants changed, an access request approved or denied.
+    func record(_ change: ConsentAuditEntry) async
+}
+
+/// One change of who may do what, as the audit log keeps it: the action, the principal it concerns, the types.
+public struct ConsentAuditEntry: Sendable, Hashable {
+    /// `grants.update`, `access.approve` or `access.deny`.
+    public var action: String
+    /// Who made the change (the owner).
+    public var actor: Principal
+    /// The principal whose grants changed (`app:…`, `device:*`, …).
+    public var target: String
+    /// The types named by the change, sorted (`*` for every type).
+    public var types: [String]
+
+    public init(action: String, actor: Principal, target: String, types: [String]) {
+        self.action = action; self.actor = actor; self.target = target; self.types = types
+    }
 }
 
 /// One write or delete, as the audit log keeps it.
@@ -34,6 +52,11 @@ extension HealthService {
         var copy = self
         copy.auditor = auditor
         return copy
+    }
+
+    func auditConsent(_ action: String, target: String, types: some Sequence<String>) async {
+        await auditor?.record(ConsentAuditEntry(action: action, actor: principal, target: target,
+                                                types: Set(types).sorted()))
     }
 
     func audit(_ action: WriteAuditEntry.Action, types: some Sequence<String>, count: Int,

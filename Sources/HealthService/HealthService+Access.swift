@@ -56,6 +56,15 @@ extension HealthService {
     /// ```
     @discardableResult
     public func updateGrants(_ update: GrantsUpdate) async throws -> GrantsResult.Entry {
+        let entry = try await changeGrants(update)
+        await auditConsent("grants.update", target: entry.principal,
+                           types: ((try? Self.grantTypes(update.allowRead + update.allowWrite + update.deny)) ?? [])
+                               + (update.reset ? ["reset"] : []))
+        return entry
+    }
+
+    /// ``updateGrants(_:)`` without its audit entry (an approved access request records its own).
+    func changeGrants(_ update: GrantsUpdate) async throws -> GrantsResult.Entry {
         guard principal.kind == .owner else {
             throw HealthError(.notAuthorized, "only the owner may change grants (`healthbridge grants` on the server)")
         }

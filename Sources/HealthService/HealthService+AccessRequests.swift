@@ -106,7 +106,7 @@ extension HealthService {
                 request.write.filter(subset.contains)
             } ?? request.write
             if !grantedRead.isEmpty || !grantedWrite.isEmpty {
-                try await updateGrants(GrantsUpdate(principal: request.principal, allowRead: grantedRead,
+                try await changeGrants(GrantsUpdate(principal: request.principal, allowRead: grantedRead,
                                                     allowWrite: grantedWrite))
             }
         }
@@ -129,6 +129,8 @@ extension HealthService {
         guard let updated, let result = try? JSONDecoder().decode(AccessRequest.self, from: Data(updated.utf8)) else {
             throw HealthError(.internalError, "access request \(decision.id) was not stored")
         }
+        await auditConsent(decision.approve ? "access.approve" : "access.deny", target: result.principal,
+                           types: decision.approve ? result.grantedRead + result.grantedWrite : result.read + result.write)
         return result
     }
 

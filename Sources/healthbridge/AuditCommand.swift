@@ -6,10 +6,12 @@ import HealthModel
 struct AuditCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "audit",
-        abstract: "The export API's audit log: pairings, requests (allowed or denied) and data reads, without health values.",
+        abstract: "The audit log: pairings, requests, data reads and writes, consent changes, without health values.",
         discussion: """
             Events: pair.success, pair.failure, api.request (route, status, allowed/denied), data.read (types, sample \
-            count, range). Clients appear as a hash (the audit id of `healthbridge clients list`).
+            count, range), data.write and data.delete (types, count), access.request (an app's request), \
+            consent.change (grants.update, access.approve, access.deny, device.revoke, ingest_token.revoke, \
+            sharing.paused, sharing.active). Clients appear as a hash (the audit id of `healthbridge clients list`).
             """)
 
     @OptionGroup var store: StoreOptions
@@ -41,6 +43,8 @@ struct AuditCommand: AsyncParsableCommand {
     static func describe(_ detail: AuditEvent.Detail?) -> String {
         guard let detail else { return "" }
         var parts: [String] = []
+        if let action = detail.action { parts.append("action=\(action)") }
+        if let principal = detail.principal { parts.append("principal=\(principal)") }
         if let types = detail.types { parts.append("types=\(types.joined(separator: ","))") }
         if let count = detail.sampleCount { parts.append("samples=\(count)") }
         if let start = detail.start, let end = detail.end { parts.append("range=\(start)…\(end)") }

@@ -280,6 +280,29 @@ struct ExportStateTests {
         #expect(try state.revoke("nope") == nil)
     }
 
+    /// Revoking a device or a push token and pausing or resuming sharing are written to the audit log in the same
+    /// transaction as the change, whoever makes it (the CLI, the console).
+    @Test func consentChangesAreAuditedWithTheChange() async throws {
+        let home = try Fixture.temporaryHome()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let state = try ExportState(home: home)
+        let (code, _) = try state.issuePairingCode()
+        guard case .paired(_, let clientID) = try await state.redeem(code: code, clientName: "phone") else {
+            Issue.record("pairing failed"); return
+        }
+        try state.setSharingState(.active)   // no change from the default: nothing to record
+        try state.setSharingState(.paused)
+        try state.setSharingState(.paused)   // no change
+        try state.setSharingState(.active)
+        let client = try #require(try state.revoke(clientID))
+        _ = try state.revoke(clientID)       // already revoked: nothing new
+        let consent = try state.auditEvents(limit: 100).filter { $0.event == .consentChange }
+        #expect(Set(consent.compactMap { $0.detail?.action }) == ["sharing.paused", "sharing.active", "device.revoke"])
+        #expect(consent.count == 3)
+        #expect(consent.first { $0.detail?.action == "device.revoke" }?.client == client.auditId)
+        #expect(consent.allSatisfy { $0.client != clientID }, "the client id itself is never written")
+    }
+
     @Test func fetchCSVQuotesFields() throws {
         // The data page writer produces exactly what JSONEncoder would.
         let samples = [ExportSample(type: "stepCount", dateISO: "2026-01-01T00:00:00Z", endDateISO: "2026-01-01T00:01:00Z",

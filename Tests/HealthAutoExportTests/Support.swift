@@ -42,4 +42,5 @@ final class AuditRecorder: HealthAuditor, Sendable {
     private let stored = Mutex<[WriteAuditEntry]>([])
     var entries: [WriteAuditEntry] { stored.withLock { $0 } }
     func record(_ entry: WriteAuditEntry) async { stored.withLock { $0.append(entry) } }
+    func record(_ change: ConsentAuditEntry) async {}
 }

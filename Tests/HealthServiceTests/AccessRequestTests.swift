@@ -66,6 +66,24 @@ import Testing
             throws: { ($0 as? HealthError)?.code == .notFound }
     }
 
+    /// Every consent change by the owner reaches the auditor: grants, approvals, denials — never a value.
+    @Test func consentChangesAreAudited() async throws {
+        let auditor = RecordingAuditor()
+        let owner = try await HealthServiceTests.demoService().auditing(to: auditor)
+        let app = owner.acting(as: Self.app)
+        try await owner.updateGrants(GrantsUpdate(principal: "mcp", deny: ["heartRate"]))
+        let first = try #require(try await app.requestAccess(AccessRequestInput(write: ["dietaryWater"])).request)
+        try await owner.decideAccessRequest(AccessDecision(id: first.id, approve: true))
+        let second = try #require(try await app.requestAccess(AccessRequestInput(read: ["bodyMass"])).request)
+        try await owner.decideAccessRequest(AccessDecision(id: second.id, approve: false))
+        let recorded = await auditor.consent
+        #expect(recorded.map(\.action) == ["grants.update", "access.approve", "access.deny"])
+        #expect(recorded.map(\.target) == ["mcp:default", "app:com.example.diet", "app:com.example.diet"])
+        #expect(recorded.map(\.types) == [["heartRate"], ["dietaryWater"], ["bodyMass"]])
+        #expect(recorded.allSatisfy { $0.actor == .owner })
+        #expect(await auditor.entries.isEmpty, "filing and deciding requests writes no sample")
+    }
+
     @Test func badRequestsAreRefusedWithTheirReason() async throws {
         let owner = try await HealthServiceTests.demoService()
         let app = owner.acting(as: Self.app)

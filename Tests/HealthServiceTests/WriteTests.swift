@@ -196,5 +196,7 @@ import Testing
 
 actor RecordingAuditor: HealthAuditor {
     var entries: [WriteAuditEntry] = []
+    var consent: [ConsentAuditEntry] = []
     func record(_ entry: WriteAuditEntry) async { entries.append(entry) }
+    func record(_ change: ConsentAuditEntry) async { consent.append(change) }
 }
