@@ -105,21 +105,16 @@ extension Console {
         return "<section aria-labelledby=\"\(id)-h\"><h2 id=\"\(id)-h\">\(title)</h2>\(chart)</section>"
     }
 
-    /// Energy eaten against energy burned (active and resting), per day.
+    /// Energy eaten against energy burned (active + resting, the service's sums), per day.
     func energySection(start: String) async throws -> HTML {
-        async let eaten = service.summaryPages(SummaryRequest(type: "dietaryEnergyConsumed", start: start, interval: "day",
-                                                              statistics: ["sum"]))
-        async let active = service.summaryPages(SummaryRequest(type: "activeEnergyBurned", start: start, interval: "day",
-                                                               statistics: ["sum"]))
-        async let basal = service.summaryPages(SummaryRequest(type: "basalEnergyBurned", start: start, interval: "day",
-                                                              statistics: ["sum"]))
-        let (inResult, activeResult, basalResult) = try await (eaten, active, basal)
-        let chart = SVGChart.lines(id: "energy", title: "Energy in and out per day",
-                                   labels: inResult.buckets.map(Self.label), series: [
-                                       .init(name: "Eaten", color: "#047857", values: inResult.buckets.map(\.sum)),
-                                       .init(name: "Active burned", color: "#c2410c", values: activeResult.buckets.map(\.sum)),
-                                       .init(name: "Resting burned", color: "#6d28d9", values: basalResult.buckets.map(\.sum)),
-                                   ], unit: inResult.unit)
+        let energy = try await service.energy(EnergyRequest(start: start))
+        let labels = energy.days.map(\.date)
+        let chart = SVGChart.lines(id: "energy", title: "Energy in and out per day", labels: labels, series: [
+            .init(name: "Eaten", color: "#047857", values: energy.days.map(\.eatenKcal)),
+            .init(name: "Burned (active + resting)", color: "#b91c1c", values: energy.days.map(\.burnedKcal)),
+            .init(name: "Active burned", color: "#c2410c", values: energy.days.map(\.activeKcal)),
+            .init(name: "Resting burned", color: "#6d28d9", values: energy.days.map(\.basalKcal)),
+        ], unit: energy.unit)
         return "<section aria-labelledby=\"energy-h\"><h2 id=\"energy-h\">Energy in and out</h2>\(chart)</section>"
     }
 }

@@ -16,7 +16,7 @@ struct HealthBridgeCommand: AsyncParsableCommand {
         subcommands: [
             DemoCommand.self, ImportCommand.self, TypesCommand.self, SourcesCommand.self, QueryCommand.self,
             SummaryCommand.self, LatestCommand.self, SleepCommand.self, WorkoutsCommand.self, ActivityCommand.self,
-            TodayCommand.self, PriorityCommand.self, GrantsCommand.self, LogCommand.self, DeleteCommand.self,
+            TodayCommand.self, EnergyCommand.self, PriorityCommand.self, GrantsCommand.self, LogCommand.self, DeleteCommand.self,
             ChangesCommand.self,
             MCPCommand.self, ServeCommand.self, ConsoleCommand.self,
             NodeCommand.self,

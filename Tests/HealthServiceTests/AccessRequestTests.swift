@@ -113,3 +113,40 @@ import Testing
         #expect((0..<20).allSatisfy { ids.contains("app:a\($0)") })
     }
 }
+
+/// Energy in and out: the service's own sums, added only when both parts exist.
+@Suite struct EnergyTests {
+    @Test func burnedIsActivePlusRestingAndTheBalanceIsEatenMinusBurned() async throws {
+        let service = try await HealthServiceTests.demoService()
+        let energy = try await service.energy(EnergyRequest(start: "7d"))
+        #expect(energy.unit == "kcal")
+        #expect(energy.days.count == 7 || energy.days.count == 8)
+        func sums(_ type: String) async throws -> [String: Double?] {
+            let result = try await service.summaryPages(SummaryRequest(type: type, start: "7d", interval: "day",
+                                                                       statistics: ["sum"], unit: "kcal"))
+            return Dictionary(result.buckets.map { ($0.start, $0.sum) }, uniquingKeysWith: { a, _ in a })
+        }
+        let active = try await sums("activeEnergyBurned"), basal = try await sums("basalEnergyBurned")
+        let eaten = try await sums("dietaryEnergyConsumed")
+        #expect(energy.days.contains { $0.burnedKcal != nil }, "the demo records both kinds of energy")
+        for day in energy.days {
+            #expect(day.activeKcal == active[day.start] ?? nil)
+            #expect(day.basalKcal == basal[day.start] ?? nil)
+            #expect(day.eatenKcal == eaten[day.start] ?? nil)
+            if let a = day.activeKcal, let b = day.basalKcal {
+                #expect(day.burnedKcal == a + b)
+            } else {
+                #expect(day.burnedKcal == nil, "a missing part is not counted as zero")
+            }
+            if let e = day.eatenKcal, let burned = day.burnedKcal {
+                #expect(day.balanceKcal == e - burned)
+            } else {
+                #expect(day.balanceKcal == nil)
+            }
+        }
+        // What the agent may not read stays out, like everywhere else.
+        try await service.updateGrants(GrantsUpdate(principal: "mcp", deny: ["basalEnergyBurned"]))
+        let agent = try await service.acting(as: .mcp()).energy(EnergyRequest(start: "7d"))
+        #expect(agent.days.allSatisfy { $0.basalKcal == nil && $0.burnedKcal == nil })
+    }
+}
