@@ -23,7 +23,7 @@ from mcp.client.stdio import stdio_client
 
 READ_TOOLS = {
     "list_types", "list_sources", "query_samples", "summarize", "sleep_nights", "list_workouts", "get_workout",
-    "activity_summaries", "latest", "health_today", "get_changes",
+    "activity_summaries", "latest", "health_today", "energy_balance", "get_changes",
 }
 WRITE_TOOLS = {"log_food", "log_weight", "log_water", "log_workout", "delete_entries"}
 EXPECTED_TOOLS = READ_TOOLS | WRITE_TOOLS
@@ -139,6 +139,10 @@ async def run(binary, home, limit):
             check("latest bodyMass in kg", bool(weight) and weight["found"] and weight["unit"] == "kg")
             glance = await c.ok("health_today")
             check("health_today: steps merged", bool(glance) and glance["merged"] is True)
+            energy = await c.ok("energy_balance", {"start": "7d"})
+            check("energy_balance: burned = active + resting", bool(energy) and all(
+                day.get("burned_kcal") is None
+                or abs(day["burned_kcal"] - day["active_kcal"] - day["basal_kcal"]) < 1e-6 for day in energy["days"]))
 
             # "How many steps did I walk each day last week, and how did I sleep?"
             monday = today - dt.timedelta(days=today.weekday() + 7)

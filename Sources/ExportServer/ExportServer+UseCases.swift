@@ -73,6 +73,13 @@ extension ExportServer {
             _ = try APIParameters(request.uri, allowed: [])
             return try await self.answer(context) { service in try await service.today() }
         }
+        api.get("health/energy") { request, context in
+            let p = try APIParameters(request.uri, allowed: ["start", "end", "time_zone"])
+            return try await self.answer(context) { service in
+                try await service.energy(EnergyRequest(start: p.string("start"), end: p.string("end"),
+                                                       timeZone: p.string("time_zone")))
+            }
+        }
     }
 
     /// Runs a use case as the request's paired client (sharing must be on) and answers its result as JSON.

@@ -144,6 +144,7 @@ public struct ExportServer: Sendable {
         ("GET", "/api/v1/health/activity"),
         ("GET", "/api/v1/health/sources"),
         ("GET", "/api/v1/health/today"),
+        ("GET", "/api/v1/health/energy"),
         ("GET", "/api/v1/health/changes"),
         ("POST", "/api/v1/health/samples"),
         ("POST", "/api/v1/log/food"),

@@ -165,6 +165,9 @@ public enum OpenAPIDocument {
             "/api/v1/health/today": useCase(
                 "today", "Today so far: steps and active energy merged by priority, resting heart rate, last night, workouts.",
                 [], "TodayResult"),
+            "/api/v1/health/energy": useCase(
+                "energy", "Energy in and out per day (kcal): eaten, active and resting burned, burned = active + resting (TDEE), balance = eaten − burned; a total only when its parts were recorded.",
+                [startParameter, endParameter, zoneParameter], "EnergyResult"),
             "/api/v1/health/changes": useCase(
                 "changes", "Objects added and deleted since an anchor (HealthKit's anchored object query); wait long-polls.",
                 [query("types", "Types to follow, comma-separated (default every type)."),
@@ -494,6 +497,13 @@ public enum OpenAPIDocument {
                 "sources": array(object(["name", "category", "count"], [
                     "name": string, "category": string, "bundle_id": string, "device": string, "count": integer,
                     "rank": integer])),
+            ]),
+            "EnergyResult": object(["time_zone", "start", "end", "unit", "days"], [
+                "time_zone": string, "start": instant, "end": instant, "unit": string,
+                "days": array(object(["date", "start", "end"], [
+                    "date": string, "start": instant, "end": instant, "eaten_kcal": number, "active_kcal": number,
+                    "basal_kcal": number, "burned_kcal": number, "balance_kcal": number,
+                ])),
             ]),
             "TodayResult": object(["date", "time_zone", "start", "now", "steps_source_priority", "workouts",
                                    "workout_count", "workout_minutes", "merged"], [

@@ -109,4 +109,49 @@ extension HealthToolbox {
             : "Workouts: " + today.workouts.map(workoutLine).joined(separator: "; "))
         return ToolReply(structured: try structured(today), text: lines.joined(separator: "\n"))
     }
+
+    // MARK: energy_balance
+
+    static let energyBalance = ToolDefinition(
+        name: "energy_balance", title: "Energy in and out per day",
+        description: """
+            Per day, in kcal: energy eaten (dietaryEnergyConsumed), active and resting energy burned, burned = \
+            active + resting (total daily energy expenditure, TDEE) and balance = eaten − burned. Each figure is the \
+            day's sum merged by source priority. A total or balance is present only when its parts were recorded: a \
+            missing part is never counted as zero. Use it for calorie budgets and "am I eating more than I burn".
+            """,
+        arguments: [
+            "start": Schema.start(defaultText: "today"),
+            "end": Schema.end,
+            "time_zone": Schema.timeZone,
+        ],
+        output: Schema.object([
+            "time_zone": Schema.string(),
+            "start": Schema.isoString,
+            "end": Schema.isoString,
+            "unit": Schema.string("Always kcal."),
+            "days": Schema.array(Schema.object([
+                "date": Schema.string("The day, YYYY-MM-DD."),
+                "start": Schema.isoString,
+                "end": Schema.isoString,
+                "eaten_kcal": Schema.number(),
+                "active_kcal": Schema.number(),
+                "basal_kcal": Schema.number("Resting energy."),
+                "burned_kcal": Schema.number("active + basal, when both were recorded."),
+                "balance_kcal": Schema.number("eaten − burned, when both are known."),
+            ], required: ["date", "start", "end"])),
+        ], required: ["time_zone", "start", "end", "unit", "days"])
+    ) { toolbox, arguments in
+        let result = try await toolbox.service.energy(EnergyRequest(
+            start: try arguments.string("start"), end: try arguments.string("end"),
+            timeZone: try arguments.string("time_zone")))
+        func figure(_ value: Double?) -> String { value.map { TextFormat.number($0) } ?? "—" }
+        let text = "Energy in and out per day, kcal (\(result.timeZone)); burned = active + resting:\n" + TextFormat.table(
+            ["date", "eaten", "active", "resting", "burned", "balance"],
+            result.days.map { day in
+                [day.date, figure(day.eatenKcal), figure(day.activeKcal), figure(day.basalKcal), figure(day.burnedKcal),
+                 figure(day.balanceKcal)]
+            })
+        return ToolReply(structured: try structured(result), text: text)
+    }
 }

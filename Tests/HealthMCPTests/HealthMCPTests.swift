@@ -12,7 +12,7 @@ typealias JSON = MCP.Value
 @Suite("MCP tools")
 struct ToolTests {
     static let readTools: Set<String> = ["list_types", "list_sources", "query_samples", "summarize", "sleep_nights",
-                                         "list_workouts", "get_workout", "activity_summaries", "latest", "health_today",
+                                         "list_workouts", "get_workout", "activity_summaries", "latest", "health_today", "energy_balance",
                                          "get_changes"]
     static let writeTools: Set<String> = ["log_food", "log_weight", "log_water", "log_workout", "delete_entries"]
 

@@ -44,6 +44,29 @@ struct ParityTests {
         }
     }
 
+    /// Energy in and out: the same days and figures from the CLI, MCP and the HTTPS API.
+    @Test func energyInAndOut() async throws {
+        let https = try await HTTPSInterface.start()
+        defer { Task { await https.stop() } }
+        func days(_ list: [JSONValue]?) -> [String: [Double?]] {
+            Dictionary(uniqueKeysWithValues: (list ?? []).compactMap { day in
+                guard let date = day["date"]?.stringValue else { return nil }
+                return (date, ["eaten_kcal", "active_kcal", "basal_kcal", "burned_kcal", "balance_kcal"].map { day[$0]?.doubleValue })
+            })
+        }
+        let cli = try await CLI.run(["energy", "--from", Self.month.start, "--to", Self.month.end, "--json"])
+        #expect(cli.status == 0, "\(cli.stderr)")
+        let reference = days(cli.json?["days"]?.arrayValue)
+        #expect(reference.count == 31)
+        #expect(reference.values.contains { ($0[3] ?? nil) != nil }, "the month has active and resting energy")
+        let mcp = try await MCPInterface.call("energy_balance", ["start": .string(Self.month.start), "end": .string(Self.month.end)])
+        #expect(mcp.ok)
+        #expect(days(mcp.value["days"]?.arrayValue) == reference, "MCP")
+        let api = try await https.get("/api/v1/health/energy?start=\(Self.month.start)&end=\(Self.month.end)")
+        #expect(api.status == 200, "\(api.value)")
+        #expect(days(api.value["days"]?.arrayValue) == reference, "HTTPS")
+    }
+
     @Test func sleepNights() async throws {
         let https = try await HTTPSInterface.start()
         defer { Task { await https.stop() } }
