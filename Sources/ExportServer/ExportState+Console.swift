@@ -104,13 +104,7 @@ extension ExportState {
             let rows = try Row.fetchAll(db, sql: "SELECT * FROM audit \(filter) ORDER BY id DESC LIMIT ?",
                                         arguments: StatementArguments(arguments))
             let decoder = JSONDecoder()
-            return rows.map { row in
-                AuditEvent(id: row["id"], at: Date(timeIntervalSince1970: row["at"]),
-                           event: AuditEvent.Kind(rawValue: row["event"]) ?? .apiRequest, requestId: row["request_id"],
-                           client: row["client"], address: row["address"], method: row["method"], route: row["route"],
-                           status: row["status"], decision: (row["decision"] as String?).flatMap(AuditEvent.Decision.init(rawValue:)),
-                           detail: (row["detail"] as String?).flatMap { try? decoder.decode(AuditEvent.Detail.self, from: Data($0.utf8)) })
-            }
+            return rows.map { Self.auditEvent($0, decoder) }
         }
     }
 }

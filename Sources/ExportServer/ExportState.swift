@@ -448,14 +448,17 @@ public final class ExportState: Sendable {
                 SELECT * FROM (SELECT * FROM audit WHERE id > ? ORDER BY id DESC LIMIT ?) ORDER BY id
                 """, arguments: [after ?? 0, limit])
             let decoder = JSONDecoder()
-            return rows.map { row in
-                AuditEvent(id: row["id"], at: Date(timeIntervalSince1970: row["at"]),
-                           event: AuditEvent.Kind(rawValue: row["event"]) ?? .apiRequest, requestId: row["request_id"],
-                           client: row["client"], address: row["address"], method: row["method"], route: row["route"],
-                           status: row["status"], decision: (row["decision"] as String?).flatMap(AuditEvent.Decision.init(rawValue:)),
-                           detail: (row["detail"] as String?).flatMap { try? decoder.decode(AuditEvent.Detail.self, from: Data($0.utf8)) })
-            }
+            return rows.map { Self.auditEvent($0, decoder) }
         }
+    }
+
+    /// One row of the `audit` table as an event.
+    static func auditEvent(_ row: Row, _ decoder: JSONDecoder) -> AuditEvent {
+        AuditEvent(id: row["id"], at: Date(timeIntervalSince1970: row["at"]),
+                   event: AuditEvent.Kind(rawValue: row["event"]) ?? .apiRequest, requestId: row["request_id"],
+                   client: row["client"], address: row["address"], method: row["method"], route: row["route"],
+                   status: row["status"], decision: (row["decision"] as String?).flatMap(AuditEvent.Decision.init(rawValue:)),
+                   detail: (row["detail"] as String?).flatMap { try? decoder.decode(AuditEvent.Detail.self, from: Data($0.utf8)) })
     }
 
     /// Every stored audit byte, for tests that check no health value ever reaches the log.
