@@ -73,8 +73,10 @@ final class Harness: Sendable {
         configuration.host = "127.0.0.1"
         configuration.port = 0
         configuration.rateLimit = 0
-        configuration.idleTimeout = .seconds(5)
-        configuration.requestTimeout = .seconds(5)
+        // Generous: the whole suite shares two cores, and a request slowed down by the load must not be cut off.
+        // Tests of the timeouts set their own.
+        configuration.idleTimeout = .seconds(30)
+        configuration.requestTimeout = .seconds(30)
         configuration.auditFlushInterval = .milliseconds(50)
         configuration.tlsShutdownTimeout = .milliseconds(50)
         configuration.defaultDeviceName = "test-device"
