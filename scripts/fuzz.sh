@@ -33,9 +33,18 @@ fi
 flags=(-Xswiftc -sanitize=address -Xswiftc -sanitize-coverage=edge,trace-cmp,inline-8bit-counters,pc-table
        -Xlinker "$runtime" -Xlinker -lstdc++)
 echo "fuzz.sh: building ${targets[*]} in $scratch"
+mkdir -p "$scratch"
 for target in "${targets[@]}"; do
-  swift build --package-path Fuzz --scratch-path "$scratch" --product "$target" "${flags[@]}" 2>&1 \
-    | grep -v "Cannot export local symbol" | tail -3
+  log="$scratch/build-$target.log"
+  # A failed build is shown with its errors, and tried once more (an interrupted incremental build of the
+  # instrumented package has been seen to stop without a diagnostic).
+  if ! swift build --package-path Fuzz --scratch-path "$scratch" --product "$target" "${flags[@]}" >"$log" 2>&1; then
+    echo "fuzz.sh: building $target failed; the errors, then one more try:" >&2
+    grep -E "error|warning: .*fail" "$log" | grep -v "Cannot export local symbol" | head -20 >&2 || tail -20 "$log" >&2
+    swift build --package-path Fuzz --scratch-path "$scratch" --product "$target" "${flags[@]}" >"$log" 2>&1 \
+      || { tail -40 "$log" >&2; exit 1; }
+  fi
+  grep -v "Cannot export local symbol" "$log" | tail -1
 done
 bin=$(swift build --package-path Fuzz --scratch-path "$scratch" --show-bin-path "${flags[@]}")
 
