@@ -158,9 +158,8 @@ extension HealthToolbox {
     static func workoutText(_ detail: WorkoutDetail) -> String {
         let workout = detail.workout
         var lines = [workoutLine(workout)]
-        if let km = workout.distanceKm, km > 0.01, workout.durationMinutes > 0 {
-            let seconds = Int((workout.durationMinutes * 60 / km).rounded())
-            if seconds < 100 * 3600 { lines[0] += "  (\(seconds / 60):\(String(format: "%02d", seconds % 60)) /km)" }
+        if let seconds = workout.paceSecondsPerKm {
+            lines[0] += "  (\(seconds / 60):\(String(format: "%02d", seconds % 60)) /km)"
         }
         let statistics = detail.statistics.map { statistic in
             var parts: [String] = []

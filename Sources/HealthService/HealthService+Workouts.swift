@@ -58,6 +58,14 @@ public struct WorkoutRecord: Codable, Sendable, Hashable {
     /// GPS points recorded (0: no route).
     public var routePointCount: Int
 
+    /// Average pace over the active time, whole seconds per kilometre; nil without a distance of at least 10 m or
+    /// a duration, or when slower than 100 h/km (not a pace worth showing).
+    public var paceSecondsPerKm: Int? {
+        guard let km = distanceKm, km > 0.01, durationMinutes > 0 else { return nil }
+        let seconds = Int((durationMinutes * 60 / km).rounded())
+        return seconds < 100 * 3600 ? seconds : nil
+    }
+
     enum CodingKeys: String, CodingKey {
         case uuid, activityType = "activity_type", start, end, durationMinutes = "duration_minutes"
         case distanceKm = "distance_km", energyKcal = "energy_kcal", source, routePointCount = "route_point_count"
