@@ -150,3 +150,19 @@ import Testing
         #expect(agent.days.allSatisfy { $0.basalKcal == nil && $0.burnedKcal == nil })
     }
 }
+
+/// A workout's pace is the service's number; adapters only print it.
+@Suite struct WorkoutPaceTests {
+    @Test func paceIsActiveSecondsPerKilometre() {
+        func record(_ minutes: Double, _ km: Double?) -> WorkoutRecord {
+            WorkoutRecord(uuid: "u", activityType: "running", start: "s", end: "e", durationMinutes: minutes,
+                          distanceKm: km, energyKcal: nil, source: "Watch", routePointCount: 0)
+        }
+        #expect(record(50, 10).paceSecondsPerKm == 300)          // 5:00 /km
+        #expect(record(45.5, 8.2).paceSecondsPerKm == 333)       // 2,730 s / 8.2 km
+        #expect(record(30, nil).paceSecondsPerKm == nil)
+        #expect(record(30, 0.005).paceSecondsPerKm == nil, "under 10 m is no distance")
+        #expect(record(0, 5).paceSecondsPerKm == nil)
+        #expect(record(6_001 * 60, 1).paceSecondsPerKm == nil, "slower than 100 h/km is not shown")
+    }
+}
