@@ -6,6 +6,7 @@
 #   FUZZ_SCRATCH   build directory (default .build-fuzz, ignored by git)
 #   FUZZ_FIXTURES  fixtures for the seeds (default ../shared/fixtures; the seeds are generated, never committed)
 #   FUZZ_JOBS      parallel fuzzing processes per target (libFuzzer -fork; default 1)
+#   FUZZ_NO_BUILD  1: run the binaries already in FUZZ_SCRATCH (a long run keeps fuzzing the code it was built from)
 # Prints one line per target: executions, coverage (edges), features, corpus size; artifacts of a crash are kept
 # in $FUZZ_SCRATCH/artifacts.
 set -euo pipefail
@@ -32,9 +33,10 @@ fi
 # compile with the same instrumentation and link libFuzzer without its main (each target calls LLVMFuzzerRunDriver).
 flags=(-Xswiftc -sanitize=address -Xswiftc -sanitize-coverage=edge,trace-cmp,inline-8bit-counters,pc-table
        -Xlinker "$runtime" -Xlinker -lstdc++)
-echo "fuzz.sh: building ${targets[*]} in $scratch"
 mkdir -p "$scratch"
+[ "${FUZZ_NO_BUILD:-0}" = 1 ] || echo "fuzz.sh: building ${targets[*]} in $scratch"
 for target in "${targets[@]}"; do
+  [ "${FUZZ_NO_BUILD:-0}" = 1 ] && break
   log="$scratch/build-$target.log"
   # A failed build is shown with its errors, and tried once more (an interrupted incremental build of the
   # instrumented package has been seen to stop without a diagnostic).
@@ -48,13 +50,15 @@ for target in "${targets[@]}"; do
 done
 bin=$(swift build --package-path Fuzz --scratch-path "$scratch" --show-bin-path "${flags[@]}")
 
-seeds="$scratch/seeds"
+# Seeds are per invocation and the summary (timestamped) is appended to, so several runs of different targets can
+# share one build.
+seeds="$scratch/seeds.$$"
 rm -rf "$seeds"
+trap 'rm -rf "$seeds"' EXIT
 python3 scripts/fuzz_seeds.py "$fixtures" "$seeds" >/dev/null
 
 status=0
 summary="$scratch/fuzz-summary.txt"
-: > "$summary"
 for target in "${targets[@]}"; do
   corpus="$scratch/corpus/$target"
   artifacts="$scratch/artifacts"
@@ -79,7 +83,8 @@ for target in "${targets[@]}"; do
   ft=$(echo "$done_line" | sed -nE 's/.*ft: ([0-9]+).*/\1/p')
   corp=$(echo "$done_line" | sed -nE 's/.*corp: ([0-9]+).*/\1/p')
   line="$target: ${seconds}s, executions ${runs}, coverage ${cov:-?} edges, features ${ft:-?}, corpus ${corp:-?}, exit $code"
-  echo "$line" | tee -a "$summary"
+  echo "$(date -u +%FT%TZ) $line" >> "$summary"
+  echo "$line"
   if [ $code -ne 0 ]; then
     status=1
     grep -E "ERROR|SUMMARY|Fatal error|deadly signal|==ERROR" "$log" | head -20 >&2 || true
