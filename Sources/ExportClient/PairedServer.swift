@@ -1,5 +1,13 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The server this machine is paired with: where it is, the certificate fingerprint every connection must present,
 /// and the client token. Kept in `<directory>/paired-server.json`, mode 0600, in a directory of mode 0700.
 public struct PairedServer: Codable, Sendable, Equatable {
@@ -58,11 +66,14 @@ public struct PairedServerStore: Sendable {
         if FileManager.default.fileExists(atPath: fileURL.path) { try FileManager.default.removeItem(at: fileURL) }
     }
 
-    /// Creates `directory` with mode 0700, or sets 0700 on an existing one.
+    /// Creates `directory` with mode 0700 from the start (`mkdir(…, 0700)`; missing parents get the usual mode), or
+    /// sets 0700 on an existing one.
     public static func ensureDirectory(_ directory: URL) throws {
         let fm = FileManager.default
-        if !fm.fileExists(atPath: directory.path) {
-            try fm.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let parent = directory.deletingLastPathComponent()
+        if !fm.fileExists(atPath: parent.path) { try fm.createDirectory(at: parent, withIntermediateDirectories: true) }
+        if mkdir(directory.path, 0o700) != 0, errno != EEXIST {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: directory.path])
         }
         try fm.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.path)
     }

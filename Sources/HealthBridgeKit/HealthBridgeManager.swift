@@ -133,10 +133,7 @@ public final class HealthBridgeManager: Sendable {
 
     static func saveCredentials(_ record: PairedServer, to url: URL) throws {
         let directory = url.deletingLastPathComponent()
-        if !FileManager.default.fileExists(atPath: directory.path) {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-        }
+        if !FileManager.default.fileExists(atPath: directory.path) { try PairedServerStore.ensureDirectory(directory) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
         try PairedServerStore.writePrivate(try encoder.encode(record), to: url)

@@ -41,12 +41,8 @@ public struct HealthBridgeHome: Sendable, Hashable {
             try PrivateFile.tightenDirectory(directory.path)
             return
         }
-        do {
-            try fm.createDirectory(at: directory, withIntermediateDirectories: true,
-                                   attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw HealthError(.storeUnavailable, "cannot create \(directory.path): \(error.localizedDescription)")
-        }
+        // 0700 from the start, whatever the umask.
+        try PrivateFile.createDirectory(directory)
     }
 
     /// The SQLite store file.

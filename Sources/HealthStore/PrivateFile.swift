@@ -16,10 +16,7 @@ public enum PrivateFile {
     /// Replaces `url` with `data` atomically. Creates the parent directory (0700) when missing.
     public static func write(_ data: Data, to url: URL) throws {
         let directory = url.deletingLastPathComponent()
-        if !FileManager.default.fileExists(atPath: directory.path) {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-        }
+        if !FileManager.default.fileExists(atPath: directory.path) { try createDirectory(directory) }
         let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
         let fd = try create(temporary.path)
         var closed = false
@@ -79,6 +76,31 @@ public enum PrivateFile {
 
     static func error(_ what: String) -> HealthError {
         HealthError(.storeUnavailable, "\(what): \(String(cString: strerror(errno)))")
+    }
+
+    /// Creates the directory `url` with mode 0700 from the start (missing parents get the usual mode): it is made with
+    /// `mkdir(…, 0700)`, which the umask can only narrow, then set to exactly 0700 — never first created wider and
+    /// changed after, as `FileManager.createDirectory(…, attributes:)` does. An existing directory is tightened.
+    ///
+    /// ```swift
+    /// try PrivateFile.createDirectory(URL(fileURLWithPath: "/home/me/.local/share/healthbridge"))
+    /// ```
+    public static func createDirectory(_ url: URL) throws {
+        let path = url.path
+        let parent = url.deletingLastPathComponent()
+        if !FileManager.default.fileExists(atPath: parent.path) {
+            do {
+                try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+            } catch {
+                throw HealthError(.storeUnavailable, "cannot create \(parent.path): \(error.localizedDescription)")
+            }
+        }
+        guard mkdir(path, 0o700) == 0 else {
+            guard errno == EEXIST else { throw self.error("cannot create \(path)") }
+            try tightenDirectory(path)
+            return
+        }
+        guard chmod(path, 0o700) == 0 else { throw self.error("cannot restrict \(path) to its owner (0700)") }
     }
 
     /// Tightens an existing directory that others may read or enter to 0700 (only when it belongs to this user).

@@ -5,6 +5,7 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 import NIOTLS
+import Synchronization
 import Testing
 @testable import ExportServer
 
@@ -42,6 +43,39 @@ struct HardeningTests {
                 try await Task.sleep(for: .milliseconds(20))
             }
             #expect(harness.server.connections.count("127.0.0.1") == 0)
+        }
+    }
+
+    /// A client that completed the TLS handshake and one keep-alive request, then goes quiet, is closed by the idle
+    /// timeout (the handshake timeout is far away and no longer applies).
+    @Test func aQuietConnectionAfterARequestIsClosed() async throws {
+        try await Harness.run({
+            $0.idleTimeout = .milliseconds(600)
+            $0.handshakeTimeout = .seconds(60)
+        }) { harness in
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.certificateVerification = .none  // the test only needs the session, not the pinning
+            let context = try NIOSSLContext(configuration: tls)
+            let received = ReceivedBytes()
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(try NIOSSLClientHandler(context: context, serverHostname: nil))
+                        try channel.pipeline.syncOperations.addHandler(received)
+                    }
+                }
+                .connect(host: "127.0.0.1", port: harness.port).get()
+            let request = "GET /api/v1/status HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n"
+            try await channel.writeAndFlush(ByteBuffer(string: request)).get()
+            let answered = ContinuousClock.now + .seconds(10)
+            while !received.text.contains("\r\n\r\n"), ContinuousClock.now < answered {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(received.text.hasPrefix("HTTP/1.1 401"), "the request was answered: \(received.text.prefix(40))")
+            let quiet = ContinuousClock.now
+            try await channel.closeFuture.get()
+            #expect(ContinuousClock.now - quiet < .seconds(20), "closed by the 600 ms idle timeout, not the 60 s handshake one")
+            #expect(ContinuousClock.now - quiet >= .milliseconds(300), "kept open while within the idle timeout")
         }
     }
 
@@ -268,5 +302,17 @@ enum TLSProbe {
             done.succeed(false)
             return false
         }
+    }
+}
+
+/// Collects what a test's TLS client receives, as text.
+final class ReceivedBytes: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    private let collected = Mutex("")
+    var text: String { collected.withLock { $0 } }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let buffer = unwrapInboundIn(data)
+        collected.withLock { $0 += String(buffer: buffer) }
     }
 }

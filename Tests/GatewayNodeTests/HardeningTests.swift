@@ -48,6 +48,27 @@ extension GatewayNodeTests {
             }
         }
 
+        /// The original crash: a connected node told to expect a restart in Int64.max ms. It waits the clamped
+        /// maximum instead of trapping in the Double → Int64 conversion.
+        @Test func aShutdownWithAHugeRestartTimeAfterHelloIsClamped() async throws {
+            try await withTemporaryDirectory { dir in
+                let service = try await makeService(dir)
+                let gateway = try await TestGateway.start(TestGateway.Config())
+                defer { Task { await gateway.stop() } }
+                let node = try startNode(testConfiguration(gateway), service: service, directory: dir)
+                defer { Task { await node.stop() } }
+                let session = try #require(await gateway.waitForNode())
+                #expect(await node.log.wait { if case .connected = $0 { true } else { false } })
+                session.send(try GatewayWire.event("shutdown", payload: .object([
+                    "reason": .string("restart"), "restartExpectedMs": .int(Int64.max)])))
+                #expect(await node.log.wait { if case .disconnected = $0 { true } else { false } })
+                let delays = node.log.all.compactMap { status -> Int? in
+                    if case .disconnected(_, let ms) = status { ms } else { nil }
+                }
+                #expect(delays.first.map { $0 > 0 && $0 <= GatewaySessionRules.maxRetryDelayMs } == true, "\(delays)")
+            }
+        }
+
         @Test func numbersFromTheGatewayNeverTrap() throws {
             #expect(GatewaySessionRules.int64(clamping: 1e300) == .max)
             #expect(GatewaySessionRules.int64(clamping: -1e300) == .min)

@@ -35,6 +35,27 @@ struct PermissionsTests {
         #expect(Self.mode(directory.path) == 0o700)
     }
 
+    /// A data directory that does not exist yet is made 0700 from the start: with umask 0, a watcher polling its parent
+    /// never sees one of 40 new homes open to others (Foundation's `createDirectory(…, attributes:)` makes it 0777 first
+    /// and narrows it after).
+    @Test func aNewDataDirectoryIsOwnerOnlyFromTheStart() throws {
+        let parent = try Self.temporaryDirectory(mode: 0o700)
+        defer { try? FileManager.default.removeItem(at: parent) }
+        let previous = umask(0)
+        defer { umask(previous) }
+        let watching = ManagedAtomicFlag()
+        let exposed = Watcher(directory: parent.path, running: watching)
+        let watcher = Thread { exposed.run() }
+        watcher.start()
+        for index in 0..<40 {
+            let home = try HealthBridgeHome.resolve(environment: ["HEALTHBRIDGE_HOME": parent.appendingPathComponent("home-\(index)").path])
+            #expect(Self.mode(home.directory.path) == 0o700)
+        }
+        watching.stop()
+        while !exposed.finished { usleep(1000) }
+        #expect(exposed.seen.isEmpty, "open to others at some moment: \(exposed.seen.sorted())")
+    }
+
     /// With a permissive umask (0), every file the store and the secrets helper create is still 0600, and a
     /// watcher polling the directory while they are written never sees a file others could read.
     @Test func filesAreOwnerOnlyFromTheFirstByte() async throws {

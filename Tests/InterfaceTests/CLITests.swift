@@ -91,6 +91,20 @@ struct CLITests {
         #expect(water.json?["samples"]?.arrayValue?.count == 3, "\(water.stdout)")
     }
 
+    /// Issue 17, finding 4: plain-text ws:// to a gateway beyond this machine is refused by both commands before any
+    /// connection, with the flag that would allow it named; loopback stays allowed.
+    @Test func plainTextGatewaysBeyondLoopbackAreRefused() async throws {
+        for command in [["node", "--token", "t"], ["serve", "--mcp-port", "0", "--no-advertise"]] {
+            for url in ["ws://192.0.2.10:18789", "ws://gateway.example:18789", "ws://127.0.0.1.evil.example:18789"] {
+                let started = ContinuousClock.now
+                let run = try await CLI.run(command + ["--gateway", url])
+                #expect(run.status != 0, "\(command[0]) accepted \(url)")
+                #expect(run.stderr.contains("--allow-insecure-gateway"), "\(command[0]) \(url): \(run.stderr)")
+                #expect(ContinuousClock.now - started < .seconds(30), "refused at once, not after trying to connect")
+            }
+        }
+    }
+
     @Test func grantsAreShownAndChangedAndKeptInTheStore() async throws {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("hb-cli-grants-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: home) }
