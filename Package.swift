@@ -58,10 +58,16 @@ let package = Package(
         // Queries and statistics: buckets in a time zone, source-priority merge, sleep nights.
         .target(name: "HealthEngine", dependencies: ["HealthModel", "HealthStore"]),
         // Apple Health export importer (zip / folder / xml).
+        // libdeflate: the export's attachments (GPX routes) are inflated whole, twice as fast as with zlib.
+        .systemLibrary(
+            name: "CLibDeflate",
+            pkgConfig: "libdeflate",
+            providers: [.apt(["libdeflate-dev"])]
+        ),
         .target(
             name: "HealthImport",
             dependencies: [
-                "HealthModel", "HealthStore", "HealthXML",
+                "HealthModel", "HealthStore", "HealthXML", "CLibDeflate",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

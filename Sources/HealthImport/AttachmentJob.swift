@@ -17,13 +17,13 @@ struct AttachmentOutcome: Sendable {
 
 /// Reads the export's attachments on a thread of its own while the main XML is still streaming: first the
 /// electrocardiogram CSVs (``ECGReader``), then the GPX route files as the XML names them (``RouteQueue``). The archive
-/// is opened a second time (its own file handle); each file is inflated and scanned (routes into columns with
-/// ``GPXReader``), and what was read goes to the saver in batches of about ``pointsPerBatch`` points.
+/// is opened a second time (its own file handle) and its central directory read by ``ZipDirectory``, which reads each
+/// file whole and inflates it with libdeflate; routes are scanned into columns with ``GPXReader``, and what was read goes to the saver in batches of about ``pointsPerBatch`` points.
 ///
 /// Safety of `@unchecked Sendable`: the job owns its reopened `input` (a zip archive of its own, never shared with
 /// the parse thread) and is used by the attachment thread only, from `start()` until `run` returns.
 final class AttachmentJob: @unchecked Sendable {
-    static let pointsPerBatch = 250_000
+    static let pointsPerBatch = 100_000
 
     let input: ExportInput
     let queue: RouteQueue
@@ -36,9 +36,20 @@ final class AttachmentJob: @unchecked Sendable {
     func run(flush: (ImportBatch) throws -> Void) throws -> AttachmentOutcome {
         var outcome = AttachmentOutcome()
         let index = input.entryIndex()
+        let directory = input.zipDirectory()
         var electrocardiograms = ImportBatch()
         for path in input.files(under: "electrocardiograms") where path.lowercased().hasSuffix(".csv") {
-            if let data = try input.readFile(path, index: index), let document = ECGReader.document(data, path: path) {
+            let data: Data?
+            do {
+                data = try input.readFile(path, index: index, directory: directory)
+            } catch let error as HealthError {
+                throw error  // over the limits: refused, as for the main XML
+            } catch {
+                outcome.problems.append(ImportReport.Skipped(element: "Electrocardiogram", line: 0, offset: 0,
+                                                             reason: "\(path): cannot be read from the zip: \(error)"))
+                continue
+            }
+            if let data, let document = ECGReader.document(data, path: path) {
                 electrocardiograms.documents.append(document)
                 outcome.electrocardiograms += 1
             }
@@ -51,7 +62,7 @@ final class AttachmentJob: @unchecked Sendable {
             let started = ContinuousClock.now
             let data: Data
             do {
-                guard let read = try input.readFile(path, index: index) else {
+                guard let read = try input.readFile(path, index: index, directory: directory) else {
                     outcome.missing.append(path)
                     continue
                 }

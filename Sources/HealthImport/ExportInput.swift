@@ -135,14 +135,19 @@ struct ExportInput {
     }
 
     static func checkLimits(_ entry: Entry, limits: ArchiveLimits) throws {
-        let size = entry.uncompressedSize, packed = max(1, entry.compressedSize)
+        try checkLimits(path: entry.path, size: entry.uncompressedSize, packed: entry.compressedSize, limits: limits)
+    }
+
+    /// Refuses an entry that would unpack over the size limit or by a bomb's ratio (the sizes the zip declares).
+    static func checkLimits(path: String, size: UInt64, packed: UInt64, limits: ArchiveLimits) throws {
+        let packed = max(1, packed)
         if size > limits.maximumEntrySize {
             throw HealthError(.importRejected,
-                              "the zip entry '\(entry.path)' would unpack to \(size) bytes, over the \(limits.maximumEntrySize)-byte limit; nothing was imported")
+                              "the zip entry '\(path)' would unpack to \(size) bytes, over the \(limits.maximumEntrySize)-byte limit; nothing was imported")
         }
         if size > limits.ratioThreshold, size / packed > limits.maximumRatio {
             throw HealthError(.importRejected,
-                              "the zip entry '\(entry.path)' unpacks \(size / packed)× its size: a decompression bomb, refused; nothing was imported")
+                              "the zip entry '\(path)' unpacks \(size / packed)× its size: a decompression bomb, refused; nothing was imported")
         }
     }
 
@@ -223,6 +228,12 @@ struct ExportInput {
 
     /// The zip's entries by path, for many lookups: `archive[path]` walks the whole central directory every time.
     /// Empty for a folder or a bare XML.
+    /// The zip's central directory read by ``ZipDirectory`` (nil for a folder, a bare XML, or a zip it cannot read).
+    func zipDirectory() -> ZipDirectory? {
+        guard case .zip(let url, _, _, _) = kind else { return nil }
+        return ZipDirectory(url: url)
+    }
+
     func entryIndex() -> [String: Entry] {
         guard case .zip(_, let archive, _, _) = kind else { return [:] }
         var index: [String: Entry] = [:]
@@ -233,7 +244,10 @@ struct ExportInput {
     /// A file of the export by its path relative to the export root (`/workout-routes/route_….gpx` or
     /// `workout-routes/route_….gpx`); nil when absent. Limited to `maximumSize` bytes. `index`: the zip's
     /// ``entryIndex()``, when the caller reads many files.
-    func readFile(_ relative: String, maximumSize: Int = 256 << 20, index: [String: Entry]? = nil) throws -> Data? {
+    /// `directory`: the zip's ``ZipDirectory``, to read the file whole with libdeflate instead of streaming it
+    /// through ZIPFoundation (the attachment reader's thousands of routes).
+    func readFile(_ relative: String, maximumSize: Int = 256 << 20, index: [String: Entry]? = nil,
+                  directory: ZipDirectory? = nil) throws -> Data? {
         let trimmed = relative.hasPrefix("/") ? String(relative.dropFirst()) : relative
         guard !trimmed.split(separator: "/").contains("..") else { return nil }
         switch kind {
@@ -247,6 +261,9 @@ struct ExportInput {
             guard let entry = index.map({ $0[path] }) ?? archive[path] else { return nil }
             try Self.checkLimits(entry, limits: limits)
             guard entry.uncompressedSize <= UInt64(maximumSize) else { return nil }
+            if let directory, let raw = directory[path], raw.uncompressedSize == entry.uncompressedSize {
+                return try directory.read(raw, limits: limits)
+            }
             var data = Data()
             data.reserveCapacity(Int(entry.uncompressedSize))
             // As for the main XML: no CRC-32 in Swift (slower than inflating); a damaged entry fails to inflate or

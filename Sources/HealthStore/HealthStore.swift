@@ -43,6 +43,12 @@ public protocol HealthStore: Sendable {
     /// (a meal's nutrients with their food correlation, a newer version replacing an older one).
     @discardableResult
     func commit(_ transaction: StoreTransaction) async throws -> TransactionResult
+    /// Announces a run of large write transactions (an import): the store may move housekeeping off the writer
+    /// while it lasts (``SQLiteHealthStore`` checkpoints its WAL on another thread). Balanced by
+    /// ``endBulkWrites()``; calls nest. The default does nothing.
+    func beginBulkWrites() async
+    /// Ends what ``beginBulkWrites()`` began, once every write of the run has returned.
+    func endBulkWrites() async
 
     // MARK: Reading
     func samples(_ query: SampleQuery) async throws -> SamplePage
@@ -147,6 +153,8 @@ public struct TransactionResult: Sendable, Hashable {
 }
 
 extension HealthStore {
+    public func beginBulkWrites() async {}
+    public func endBulkWrites() async {}
     /// Does the parts one after the other: a store that cannot write them atomically (SQLite's can) documents it.
     @discardableResult
     public func commit(_ transaction: StoreTransaction) async throws -> TransactionResult {

@@ -22,6 +22,8 @@ public final class SQLiteHealthStore: HealthStore {
     let location: StoreLocation
     let interned = Mutex(InternTable())
     let observers = Mutex(ObserverTable())
+    /// Open bulk-write runs (imports) and their WAL checkpointer: see ``beginBulkWrites()``.
+    let bulkWrites = Mutex(BulkWriteState())
 
     /// Opens (creating if needed) the store at `location`.
     ///
