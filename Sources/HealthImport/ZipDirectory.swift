@@ -178,7 +178,7 @@ final class ZipDirectory {
         }
         guard size <= 1 << 30, let directory = readExactly(fd, offset, Int(size), fileSize: fileSize) else { return nil }
         var entries: [String: Entry] = [:]
-        entries.reserveCapacity(Int(min(count, 1 << 20)))
+        entries.reserveCapacity(Int(min(count, UInt64(directory.count / 46))))
         var at = 0
         for _ in 0..<count {
             guard at + 46 <= directory.count, uint32(directory, at) == 0x0201_4B50 else { return nil }
