@@ -39,5 +39,8 @@ let package = Package(
         .executableTarget(name: "FuzzHealthAutoExport", dependencies: [
             "FuzzSupport", .product(name: "HealthAutoExport", package: "HealthBridge"),
         ]),
+        .executableTarget(name: "FuzzZipDirectory", dependencies: [
+            "FuzzSupport", .product(name: "HealthImport", package: "HealthBridge"),
+        ]),
     ]
 )

@@ -17,7 +17,8 @@ seconds=${1:-60}
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(FuzzXMLScanner FuzzExportParser FuzzDNSMessage FuzzUnitsAndDates FuzzExportRequest FuzzHealthAutoExport)
+  targets=(FuzzXMLScanner FuzzExportParser FuzzDNSMessage FuzzUnitsAndDates FuzzExportRequest FuzzHealthAutoExport
+           FuzzZipDirectory)
 fi
 scratch=${FUZZ_SCRATCH:-.build-fuzz}
 fixtures=${FUZZ_FIXTURES:-../shared/fixtures}
@@ -69,6 +70,7 @@ for target in "${targets[@]}"; do
   case "$target" in
     FuzzExportParser) extra=(-max_len=65536 -rss_limit_mb=4096) ;;
     FuzzXMLScanner) extra=(-max_len=65536) ;;
+    FuzzZipDirectory) extra=(-max_len=262144) ;;
     *) extra=(-max_len=4096) ;;
   esac
   if [ "$jobs" -gt 1 ]; then extra+=(-fork="$jobs"); fi

@@ -145,3 +145,23 @@ for entry in sorted(os.listdir(hae)) if os.path.isdir(hae) else []:
             write("FuzzHealthAutoExport", entry[:-5], handle.read())
 write("FuzzHealthAutoExport", "minimal", b'{"data":{"metrics":[{"name":"step_count","units":"count","data":[{"date":"2024-05-01 10:00:00 +0200","qty":12,"source":"iPhone|Watch"}]}]}}')
 print("seeds written to", out)
+
+
+# FuzzZipDirectory: the fixture zips, and small zips with stored, deflated and ZIP64 entries.
+for name in (sorted(os.listdir(fixtures)) if os.path.isdir(fixtures) else []):
+    if name.endswith(".zip"):
+        with open(os.path.join(fixtures, name), "rb") as handle:
+            data = handle.read()
+        if len(data) <= 1 << 20:
+            write("FuzzZipDirectory", name, data)
+for label, zip64 in (("small", False), ("zip64", True)):
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for entry, method in (("apple_health_export/workout-routes/r.gpx", zipfile.ZIP_DEFLATED),
+                              ("apple_health_export/stored.txt", zipfile.ZIP_STORED)):
+            info = zipfile.ZipInfo(entry)
+            info.compress_type = method
+            with archive.open(info, "w", force_zip64=zip64) as handle:
+                handle.write(b"<gpx><trk><trkseg>" + b'<trkpt lat="48.1" lon="2.3"><time>2024-05-01T07:30:00Z</time></trkpt>' * 8
+                             + b"</trkseg></trk></gpx>")
+    write("FuzzZipDirectory", label + ".zip", buffer.getvalue())

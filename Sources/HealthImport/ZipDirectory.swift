@@ -73,6 +73,9 @@ final class ZipDirectory {
 
     subscript(path: String) -> Entry? { entries[path] }
 
+    /// Every entry it can read (stored or deflated, not encrypted), in no particular order.
+    var listed: [Entry] { Array(entries.values) }
+
     /// The entry's bytes: stored ones as they are, deflated ones inflated into exactly `uncompressedSize` bytes.
     /// - Throws: ``HealthError`` `.importRejected` for an entry over `limits` (as the ZIPFoundation path does: the
     ///   import stops), and ``Damaged`` for data that cannot be read or does not inflate to its declared size (the
@@ -80,6 +83,9 @@ final class ZipDirectory {
     func read(_ entry: Entry, limits: ArchiveLimits) throws -> Data {
         try ExportInput.checkLimits(path: entry.path, size: entry.uncompressedSize, packed: entry.compressedSize,
                                     limits: limits)
+        guard entry.uncompressedSize <= UInt64(Int32.max) else {
+            throw HealthError(.importRejected, "the zip entry '\(entry.path)' is too large to read whole; nothing was imported")
+        }
         guard entry.compressedSize <= fileSize, entry.localHeaderOffset <= fileSize - 30 else {
             throw Damaged("'\(entry.path)': its data lies outside the zip")
         }
