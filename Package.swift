@@ -131,6 +131,7 @@ let package = Package(
             dependencies: [
                 "HealthService", "HealthStore", "HealthModel",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]

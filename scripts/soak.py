@@ -668,6 +668,9 @@ try:
         problems.append("node: open files grew from %d to %d after warm-up" % (warm[4], last[4]))
     if node_alive and (node_exit[2] or node_exit[0] not in (0, -signal.SIGTERM)):
         problems.append("node: did not stop cleanly on SIGTERM (exit %s, killed %s)" % (node_exit[0], node_exit[2]))
+    if node_alive and not node_close.startswith("the node closed the connection (1000"):
+        problems.append("node: SIGTERM did not end its session with a close frame (1000); the gateway saw: %s"
+                        % node_close)
     for problem in problems:
         print("soak: " + problem, file=sys.stderr)
     if problems and (node_stats["errors"] or violations or node_gone or disconnects or missing_updates):

@@ -4,6 +4,7 @@ import HealthService
 import HealthStore
 import HummingbirdWSClient
 import Logging
+import ServiceLifecycle
 import Synchronization
 
 /// How the node connects and behaves. The defaults are upstream's; tests shorten the timers.
@@ -187,17 +188,19 @@ public final class GatewayNode: Sendable {
         try await node.run()
     }
 
-    /// Connects and reconnects until the calling task is cancelled.
+    /// Connects and reconnects until the calling task is cancelled or its service group shuts down gracefully
+    /// (swift-service-lifecycle). A graceful shutdown ends the open session with a WebSocket close frame (the
+    /// WebSocket handler's own shutdown handler sends it; a cancelled task could not write it any more), then stops.
     public func run() async throws {
         try await subscriptions.start()
         logger.info("node \(identity.deviceId) connecting to \(configuration.gatewayURL)")
         var failures = 0
         var attempt = 0
-        while !Task.isCancelled {
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
             attempt += 1
             status(.connecting(attempt: attempt))
             let outcome = await connectOnce()
-            if Task.isCancelled { break }
+            if Task.isCancelled || Task.isShuttingDownGracefully { break }
             let delay = nextDelay(after: outcome, failures: &failures)
             let ms = Int(delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000)
             status(.disconnected(reason: outcome.reason, retryInMs: ms))
@@ -208,7 +211,9 @@ public final class GatewayNode: Sendable {
             } else {
                 logger.info("retrying in \(Self.seconds(ms))")
             }
-            do { try await Task.sleep(for: delay) } catch { break }
+            do {
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: delay) }
+            } catch { break }
         }
         await subscriptions.stop()
     }

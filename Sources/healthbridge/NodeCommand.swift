@@ -1,7 +1,7 @@
 import ArgumentParser
-import Dispatch
 import Foundation
 import GatewayNode
+import ServiceLifecycle
 import HealthService
 import HealthStore
 import Logging
@@ -61,23 +61,17 @@ struct NodeCommand: AsyncParsableCommand {
         let displayName = displayName
         let allowWrites = allowWrites
         let allowInsecure = allowInsecureGateway
-        let task = Task {
+        // SIGINT/SIGTERM shut the node down gracefully: its session ends with a WebSocket close frame (the gateway
+        // sees a clean departure); after 5 s it is cancelled.
+        let node = NodeService(body: {
             try await GatewayNode.run(gateway: gateway, token: token, home: home, service: service,
                                       displayName: displayName, allowWrites: allowWrites,
                                       allowInsecureGateway: allowInsecure, logger: logger)
-        }
-        let signals = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                logger.notice("stopping (signal \(number))")
-                task.cancel()
-            }
-            source.resume()
-            return source
-        }
-        defer { signals.forEach { $0.cancel() } }
-        try await task.value
+        })
+        var configuration = ServiceGroupConfiguration(services: [.init(service: node)],
+                                                      gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        configuration.maximumGracefulShutdownDuration = .seconds(5)
+        try await ServiceGroup(configuration: configuration).run()
     }
 }
 
@@ -89,4 +83,10 @@ enum NodeLog {
         logger.logLevel = level ?? .info
         return logger
     }()
+}
+
+/// `healthbridge node`'s one service.
+struct NodeService: Service {
+    let body: @Sendable () async throws -> Void
+    func run() async throws { try await body() }
 }

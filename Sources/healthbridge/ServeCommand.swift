@@ -165,11 +165,11 @@ struct GatewayNodeService: Service {
     let allowInsecureGateway: Bool
     let shared: SharedPieces
 
+    /// Not cancelled on shutdown: the node sees the group's graceful shutdown, closes its session with a close frame
+    /// and returns.
     func run() async throws {
-        try await cancelWhenGracefulShutdown {
-            try await GatewayNode.run(gateway: gateway, token: token, home: shared.home, service: shared.service,
-                                      allowWrites: allowWrites, allowInsecureGateway: allowInsecureGateway,
-                                      logger: CLILog.logger)
-        }
+        try await GatewayNode.run(gateway: gateway, token: token, home: shared.home, service: shared.service,
+                                  allowWrites: allowWrites, allowInsecureGateway: allowInsecureGateway,
+                                  logger: CLILog.logger)
     }
 }
