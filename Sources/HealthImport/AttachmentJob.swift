@@ -10,6 +10,8 @@ struct AttachmentOutcome: Sendable {
     var electrocardiograms = 0
     /// Time spent reading, inflating and scanning GPX files (not waiting for the XML or for the saver).
     var seconds = 0.0
+    /// The thread's CPU time for the same work.
+    var cpuSeconds = 0.0
     var missing: [String] = []
     /// GPX files with unreadable track points (each kept with the points that could be read).
     var problems: [ImportReport.Skipped] = []
@@ -60,6 +62,7 @@ final class AttachmentJob: @unchecked Sendable {
         while let item = queue.next() {
             let (route, path) = item
             let started = ContinuousClock.now
+            let startedCPU = ThreadPriority.threadCPUSeconds()
             let data: Data
             do {
                 guard let read = try input.readFile(path, index: index, directory: directory) else {
@@ -76,6 +79,7 @@ final class AttachmentJob: @unchecked Sendable {
             }
             let (columns, scan) = GPXReader.columns(data)
             outcome.seconds += Self.seconds(since: started)
+            outcome.cpuSeconds += ThreadPriority.threadCPUSeconds() - startedCPU
             outcome.files += 1
             outcome.points += columns.count
             if scan.skipped > 0 || (scan.points == 0 && !data.isEmpty) {

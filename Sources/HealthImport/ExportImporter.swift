@@ -217,6 +217,7 @@ public struct ExportImporter: Sendable {
         if routes.files > 0 {
             report.elements["GPX file", default: 0] += routes.files
             report.routeSeconds = routes.seconds
+            report.routeCPUSeconds = routes.cpuSeconds
         }
         report.routesMissing += routes.missing
         if routes.electrocardiograms > 0 { report.elements["Electrocardiogram", default: 0] += routes.electrocardiograms }

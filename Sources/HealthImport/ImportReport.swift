@@ -33,8 +33,12 @@ public struct ImportReport: Sendable, Codable, Hashable {
     public var documentsInserted = 0
     public var routePoints = 0
     /// Seconds the route reader spent reading, inflating and scanning GPX files, on its own thread alongside the
-    /// XML parser (nil in reports of older versions).
+    /// XML parser (nil in reports of older versions). Wall time: the reader runs at a lower priority and yields the
+    /// CPU to the parser and the saver, so this includes its waits for a core.
     public var routeSeconds: Double?
+    /// CPU seconds the route reader's thread used for the same work: `routePoints / routeCPUSeconds` is the route
+    /// path's throughput, whatever else the machine was doing (nil in reports of older versions).
+    public var routeCPUSeconds: Double?
     /// Files the XML refers to (GPX routes, FHIR resources) that the export does not contain.
     public var routesMissing: [String] = []
     public var skippedCount = 0

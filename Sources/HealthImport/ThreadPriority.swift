@@ -6,7 +6,7 @@ import Musl
 import Darwin
 #endif
 
-/// Lowers the scheduling priority of the calling thread, for an import's background readers.
+/// Lowers the scheduling priority of the calling thread, for an import's background readers, and reads its CPU time.
 ///
 /// An import runs three busy threads on what is often a two-core machine: the XML parser, the attachment reader
 /// (GPX routes, electrocardiograms) and the saver. With equal priorities the scheduler gives each two thirds of a
@@ -28,5 +28,12 @@ enum ThreadPriority {
         guard errno == 0 else { return }
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, min(19, current + niceness))
         #endif
+    }
+
+    /// The CPU time the calling thread has used, in seconds (`CLOCK_THREAD_CPUTIME_ID`; 0 where unavailable).
+    static func threadCPUSeconds() -> Double {
+        var spec = timespec()
+        guard clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec) == 0 else { return 0 }
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) * 1e-9
     }
 }

@@ -115,6 +115,11 @@ struct CountTests {
         #expect(report.routesMissing.isEmpty)
         #expect(report.routePoints == trkpts)
         #expect(report.elements["GPX file"] == 1)
+        // The route reader's timings: wall time and its thread's CPU time for the same work (the CPU time cannot
+        // exceed the wall time by more than the clocks' resolution).
+        let wall = try #require(report.routeSeconds)
+        let cpu = try #require(report.routeCPUSeconds)
+        #expect(wall > 0 && cpu > 0 && cpu <= wall + 0.01)
         let workout = try #require(try await store.workouts(WorkoutQuery()).first)
         #expect(workout.activityType == "walking")
         #expect(workout.timeZone == "America/Los_Angeles")
