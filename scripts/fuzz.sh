@@ -50,7 +50,12 @@ for target in "${targets[@]}"; do
   fi
   grep -v "Cannot export local symbol" "$log" | tail -1
 done
-bin=$(swift build --package-path Fuzz --scratch-path "$scratch" --show-bin-path "${flags[@]}")
+if [ "${FUZZ_NO_BUILD:-0}" = 1 ] && [ -d "$scratch/debug" ]; then
+  # The binaries as built (no SwiftPM call: another build may hold the scratch directory's lock meanwhile).
+  bin="$scratch/debug"
+else
+  bin=$(swift build --package-path Fuzz --scratch-path "$scratch" --show-bin-path "${flags[@]}")
+fi
 
 # Seeds are per invocation and the summary (timestamped) is appended to, so several runs of different targets can
 # share one build.
