@@ -15,9 +15,9 @@ struct AppPairingTests {
     func pairApp(_ harness: Harness, appId: String) async throws -> ExportRemote {
         let (code, _) = try harness.state.issuePairingCode()
         let record = try await ExportRemote.pair(host: "127.0.0.1", port: harness.port, fingerprint: harness.fingerprint,
-                                                 code: code, clientName: "diet", appId: appId, timeout: .seconds(10))
+                                                 code: code, clientName: "diet", appId: appId, timeout: .seconds(60))
         #expect(record.appId == appId)
-        return ExportRemote(server: record, timeout: .seconds(10))
+        return ExportRemote(server: record, timeout: .seconds(60))
     }
 
     @Test func anAppAsksTheOwnerDecidesReadsNeverRevealDenial() async throws {

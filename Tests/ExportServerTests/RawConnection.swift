@@ -30,7 +30,17 @@ final class RawConnection {
     deinit { close(fd) }
 
     /// True when the server closed (or reset) the connection within `timeout`; false when it is still open.
-    func closedByPeer(within timeout: Duration) -> Bool {
+    ///
+    /// The wait is a blocking `poll(2)`, so it runs on a thread of its own: on the cooperative pool (two threads on a
+    /// two-core machine) it would hold a thread the servers of concurrently running tests need to answer.
+    func closedByPeer(within timeout: Duration) async -> Bool {
+        let fd = self.fd
+        return await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: Self.waitForClose(fd, within: timeout)) }
+        }
+    }
+
+    private static func waitForClose(_ fd: Int32, within timeout: Duration) -> Bool {
         let deadline = ContinuousClock.now + timeout
         var buffer = [UInt8](repeating: 0, count: 4096)
         while ContinuousClock.now < deadline {

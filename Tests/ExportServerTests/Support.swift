@@ -126,15 +126,17 @@ final class Harness: Sendable {
     var fingerprint: String { Fixture.identity.fingerprint }
 
     func client(fingerprint: String? = nil) -> PinnedHTTPSClient {
-        PinnedHTTPSClient(host: "127.0.0.1", port: port, fingerprint: fingerprint ?? self.fingerprint, timeout: .seconds(10))
+        // 60 s guards against a hang, not against slowness: the whole suite shares a two-thread cooperative pool with
+        // CPU-bound synchronous tests (scanner throughput, fixtures read in 7-byte chunks) that can hold it for seconds.
+        PinnedHTTPSClient(host: "127.0.0.1", port: port, fingerprint: fingerprint ?? self.fingerprint, timeout: .seconds(60))
     }
 
     /// Pairs a client with a fresh code and returns it ready to use.
     func pair(name: String = "test-client") async throws -> ExportRemote {
         let (code, _) = try state.issuePairingCode()
         let record = try await ExportRemote.pair(host: "127.0.0.1", port: port, fingerprint: fingerprint, code: code,
-                                                 clientName: name, timeout: .seconds(10))
-        return ExportRemote(server: record, timeout: .seconds(10))
+                                                 clientName: name, timeout: .seconds(60))
+        return ExportRemote(server: record, timeout: .seconds(60))
     }
 
     /// Shares types with every paired device: the read grants of `device:*`.

@@ -197,7 +197,7 @@ actor ServerProcess {
     func pairedApp(appId: String = "org.example.test", proxyPort: Int? = nil) async throws -> (HealthBridgeManager, URL) {
         let directory = home.appendingPathComponent("app-\(UUID().uuidString.prefix(6))")
         let manager = try HealthBridgeManager(appId: appId, credentialsFile: directory.appendingPathComponent("healthbridge.json"),
-                                              timeout: .seconds(10), logger: HealthBridgeManager.silentLogger)
+                                              timeout: .seconds(60), logger: HealthBridgeManager.silentLogger)
         try await manager.pair(qrPayload: try await pairingPayload(port: proxyPort), clientName: "test app")
         try await manager.requestFullAuthorization()
         try await approvePending()

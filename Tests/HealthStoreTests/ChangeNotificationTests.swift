@@ -8,18 +8,18 @@ import HealthStore
         let store = try SQLiteHealthStore.inMemory()
         let stream = store.changeNotifications()
         _ = try await store.save([qty(0, 60, 1), qty("heartRate", 0, 0, 60, unit: "count/min", source: watchSource)])
-        let note = await notification(on: stream, containing: "stepCount", within: 1)
+        let note = await notification(on: stream, containing: "stepCount", within: 10)
         #expect(note == ChangeNotification(types: ["stepCount", "heartRate"], anchor: 2))
 
         // Deletes are announced too.
         let deletes = store.changeNotifications()
         _ = try await store.delete(uuids: [qty(0, 60, 1).uuid])
-        #expect(await notification(on: deletes, containing: "stepCount", within: 1)
+        #expect(await notification(on: deletes, containing: "stepCount", within: 10)
                 == ChangeNotification(types: ["stepCount"], anchor: 3))
 
         let workouts = store.changeNotifications()
         _ = try await store.save(workouts: [HealthWorkout(activityType: "yoga", start: at(0), end: at(60), source: phoneSource)])
-        #expect(await notification(on: workouts, containing: "workout", within: 1)?.anchor == 4)
+        #expect(await notification(on: workouts, containing: "workout", within: 10)?.anchor == 4)
     }
 
     @Test func aSaveThroughASecondInstanceOnTheSameFileIsNoticed() async throws {
@@ -30,7 +30,7 @@ import HealthStore
 
             let stream = first.changeNotifications()
             _ = try await second.save([qty("heartRate", 0, 0, 61, unit: "count/min", source: watchSource)])
-            let note = await notification(on: stream, containing: "heartRate", within: 1)
+            let note = await notification(on: stream, containing: "heartRate", within: 10)
             #expect(note?.types == ["heartRate"])
             #expect(note?.anchor == 1)
 
@@ -40,7 +40,7 @@ import HealthStore
             // A delete through the second instance is noticed as well.
             let deletes = first.changeNotifications()
             _ = try await second.delete(uuids: [qty("heartRate", 0, 0, 61, unit: "count/min", source: watchSource).uuid])
-            let deleted = await notification(on: deletes, containing: "heartRate", within: 1)
+            let deleted = await notification(on: deletes, containing: "heartRate", within: 10)
             #expect(deleted?.anchor == 2)
         }
     }

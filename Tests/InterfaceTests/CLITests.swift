@@ -100,7 +100,8 @@ struct CLITests {
                 let run = try await CLI.run(command + ["--gateway", url])
                 #expect(run.status != 0, "\(command[0]) accepted \(url)")
                 #expect(run.stderr.contains("--allow-insecure-gateway"), "\(command[0]) \(url): \(run.stderr)")
-                #expect(ContinuousClock.now - started < .seconds(30), "refused at once, not after trying to connect")
+                // Generous for a loaded machine: a command that tried to connect would retry until killed, never exit.
+                #expect(ContinuousClock.now - started < .seconds(90), "refused at once, not after trying to connect")
             }
         }
     }

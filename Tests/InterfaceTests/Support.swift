@@ -76,12 +76,21 @@ enum CLI {
         process.standardOutput = out
         process.standardError = err
         try process.run()
-        async let stdout = Task.detached { out.fileHandleForReading.readDataToEndOfFile() }.value
-        async let stderr = Task.detached { err.fileHandleForReading.readDataToEndOfFile() }.value
+        // The blocking reads run on threads of their own: on the cooperative pool (two threads here) they would hold
+        // every thread the in-process servers of other tests need while the child runs.
+        async let stdout = readToEnd(out.fileHandleForReading)
+        async let stderr = readToEnd(err.fileHandleForReading)
         let (o, e) = await (stdout, stderr)
-        process.waitUntilExit()
+        process.waitUntilExit()  // both pipes are closed: the child has exited or is exiting
         return Run(status: process.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
                    stderr: String(decoding: e, as: UTF8.self))
+    }
+}
+
+/// Reads `handle` to its end on a thread of its own.
+func readToEnd(_ handle: FileHandle) async -> Data {
+    await withCheckedContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(returning: handle.readDataToEndOfFile()) }
     }
 }
 
@@ -133,7 +142,7 @@ final class HTTPSInterface: Sendable {
         let port = try #require(await iterator.next())
         let (code, _) = try state.issuePairingCode()
         let paired = try await ExportRemote.pair(host: "127.0.0.1", port: port, fingerprint: identity.fingerprint,
-                                                 code: code, clientName: "parity", timeout: .seconds(10))
+                                                 code: code, clientName: "parity", timeout: .seconds(60))
         // Paired devices read what the owner granted them: everything, for the parity questions.
         if grantAll {
             try await service.updateGrants(GrantsUpdate(principal: Principal.device(paired.clientId).id, allowRead: ["*"]))
