@@ -69,14 +69,15 @@ struct RunningNode: Sendable {
     }
 }
 
-/// Test timers: short backoff, quick challenge timeout.
+/// Test timers: short backoff and close; handshake and request timeouts long enough that a node never gives up on a
+/// healthy gateway while the whole suite holds both cores (no test here waits for one of them to expire).
 func testConfiguration(_ gateway: TestGateway, token: String? = nil) -> GatewayNodeConfiguration {
     var configuration = GatewayNodeConfiguration(gatewayURL: gateway.url, token: token, displayName: "Test node")
     configuration.backoffInitial = .milliseconds(50)
     configuration.backoffMaximum = .milliseconds(400)
-    configuration.challengeTimeout = .seconds(2)
-    configuration.helloTimeout = .seconds(3)
-    configuration.requestTimeout = .seconds(3)
+    configuration.challengeTimeout = .seconds(15)
+    configuration.helloTimeout = .seconds(15)
+    configuration.requestTimeout = .seconds(15)
     configuration.pingInterval = .seconds(2)
     configuration.closeTimeout = .milliseconds(200)
     return configuration

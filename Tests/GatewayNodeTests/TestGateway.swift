@@ -17,7 +17,8 @@ final class TestGateway: Sendable {
     struct Config: Sendable {
         /// The shared token (`gateway.auth.token`); nil accepts any auth.
         var token: String?
-        var tickIntervalMs = 200
+        /// The node ends a session after 2 × this without a frame; a second leaves room for a loaded machine.
+        var tickIntervalMs = 1_000
         var maxPayload = 26_214_400
         /// Which signature versions this gateway verifies (an old gateway verifies only v2).
         var verifyV2 = true
