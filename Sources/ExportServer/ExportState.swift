@@ -57,7 +57,7 @@ public final class ExportState: Sendable {
         // Every commit is fsync'd: an audit entry written before an answer leaves survives a crash or power loss.
         config.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         do {
-            pool = try DatabasePool(path: url.path, configuration: config)
+            pool = try SharedDatabaseFile.openingWhileBusy { try DatabasePool(path: url.path, configuration: config) }
             try Self.migrator.migrateSharedFile(pool)
         } catch {
             throw ExportServerError.state("cannot open the export state \(url.path): \(error)")

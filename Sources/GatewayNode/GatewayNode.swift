@@ -400,21 +400,33 @@ public final class GatewayNode: Sendable {
     }
 
     /// Ends the session when the gateway goes quiet: no challenge, no hello, or no frame for 2 × tickIntervalMs.
+    ///
+    /// When the watchdog itself wakes much later than it asked to, this process was not running (a machine under
+    /// full load, a laptop waking up): frames may be waiting unread, so it looks again after one more step instead of
+    /// blaming the gateway for its own silence.
     func watchdog(_ session: Locked<SessionState>) async throws {
+        var expectedWake: ContinuousClock.Instant?
+        var skipped = false
         while true {
             let (phase, started, last, tick) = session.withLock { ($0.phase, $0.phaseStarted, $0.lastInbound, $0.tickInterval) }
             let now = ContinuousClock.now
-            switch phase {
-            case .awaitingChallenge:
-                if now - started > configuration.challengeTimeout { throw GatewayNodeError.challengeTimeout }
-            case .awaitingHello:
-                if now - started > configuration.helloTimeout { throw GatewayNodeError.helloTimeout }
-            case .ready:
-                if now - last > tick * 2 {
-                    throw GatewayNodeError.tickTimeout(silenceMs: Int((now - last).milliseconds))
+            let step = min(Duration.milliseconds(250), max(Duration.milliseconds(10), tick / 4))
+            // One look is skipped at a time, so a process that stays starved still ends a silent session.
+            let overslept = !skipped && (expectedWake.map { now - $0 > step + .milliseconds(100) } ?? false)
+            skipped = overslept
+            if !overslept {
+                switch phase {
+                case .awaitingChallenge:
+                    if now - started > configuration.challengeTimeout { throw GatewayNodeError.challengeTimeout }
+                case .awaitingHello:
+                    if now - started > configuration.helloTimeout { throw GatewayNodeError.helloTimeout }
+                case .ready:
+                    if now - last > tick * 2 {
+                        throw GatewayNodeError.tickTimeout(silenceMs: Int((now - last).milliseconds))
+                    }
                 }
             }
-            let step = min(Duration.milliseconds(250), max(Duration.milliseconds(10), tick / 4))
+            expectedWake = ContinuousClock.now + step
             try await Task.sleep(for: step)
         }
     }

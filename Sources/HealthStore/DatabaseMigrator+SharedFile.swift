@@ -13,8 +13,10 @@ extension DatabaseMigrator {
     /// try migrator.migrateSharedFile(pool)
     /// ```
     ///
-    /// - Throws: the last migration error when the migrations are still incomplete after five attempts.
+    /// - Throws: the last migration error when the migrations are still incomplete after
+    ///   ``SharedDatabaseFile/defaultTimeout``.
     public func migrateSharedFile(_ writer: any DatabaseWriter) throws {
+        let deadline = ContinuousClock.now + SharedDatabaseFile.defaultTimeout
         var attempts = 0
         while true {
             do {
@@ -23,8 +25,8 @@ extension DatabaseMigrator {
             } catch {
                 attempts += 1
                 if (try? writer.read({ try hasCompletedMigrations($0) })) == true { return }
-                if attempts >= 5 { throw error }
-                Thread.sleep(forTimeInterval: 0.05 * Double(attempts))
+                guard ContinuousClock.now < deadline else { throw error }
+                Thread.sleep(forTimeInterval: min(0.05 * Double(attempts), 0.25) * Double.random(in: 0.5...1.5))
             }
         }
     }

@@ -51,7 +51,7 @@ public final class SQLiteHealthStore: HealthStore {
             case .file(let url):
                 try Self.checkExistingFile(url)
                 try Self.prepareFile(url)
-                writer = try DatabasePool(path: url.path, configuration: config)
+                writer = try SharedDatabaseFile.openingWhileBusy { try DatabasePool(path: url.path, configuration: config) }
                 for suffix in ["", "-wal", "-shm"] {
                     try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path + suffix)
                 }
@@ -105,11 +105,13 @@ public final class SQLiteHealthStore: HealthStore {
             // the database is first written, so set it before the pool switches the file to WAL.
             var creatorConfig = Configuration()
             creatorConfig.busyMode = .timeout(10)
-            let creator = try DatabaseQueue(path: url.path, configuration: creatorConfig)
-            try creator.writeWithoutTransaction { db in
-                try db.execute(sql: "PRAGMA page_size = 16384; PRAGMA journal_mode = WAL")
+            try SharedDatabaseFile.openingWhileBusy {
+                let creator = try DatabaseQueue(path: url.path, configuration: creatorConfig)
+                try creator.writeWithoutTransaction { db in
+                    try db.execute(sql: "PRAGMA page_size = 16384; PRAGMA journal_mode = WAL")
+                }
+                try creator.close()
             }
-            try creator.close()
             return
         }
         var config = Configuration()

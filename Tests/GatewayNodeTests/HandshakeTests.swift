@@ -205,10 +205,10 @@ extension GatewayNodeTests {
             try await withTemporaryDirectory { dir in
                 let service = try await makeService(dir)
                 var config = TestGateway.Config()
-                config.tickIntervalMs = 400
+                config.tickIntervalMs = 1_000
                 try await withConnectedNode(config, service: service, directory: dir) { gateway, node in
-                    // Ticks flow: the connection stays up well past 2 × tickIntervalMs.
-                    try await Task.sleep(for: .milliseconds(2_000))
+                    // Ticks flow: the connection stays up past 2 × tickIntervalMs.
+                    try await Task.sleep(for: .milliseconds(3_000))
                     #expect(gateway.snapshot().socketsOpened == 1)
                     gateway.update { $0.ticksPaused = true }
                     #expect(await node.log.wait(.seconds(10)) {

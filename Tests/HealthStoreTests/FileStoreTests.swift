@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import HealthModel
 import HealthStore
@@ -126,4 +127,47 @@ import HealthStore
             #expect(try await reopened.save(samples) == SaveResult(inserted: 1, ignored: 1))
         }
     }
+
+    /// Processes opening one new store file at the same moment (CLI commands run side by side on a new data
+    /// directory) all get the store: SQLite answers `SQLITE_BUSY` at once, without waiting, to all but one of the
+    /// connections that switch the new file to WAL, and the store tries again instead of failing.
+    @Test func storesOpenedAtOnceOnANewFileAllOpen() async throws {
+        try await withTemporaryDirectory { dir in
+            for round in 0..<40 {
+                let url = dir.appendingPathComponent("race-\(round).sqlite")
+                let results = await withCheckedContinuation { (continuation: CheckedContinuation<[String?], Never>) in
+                    // Threads of their own, released together: the opens are synchronous and must overlap.
+                    let count = 12
+                    let start = DispatchSemaphore(value: 0)
+                    let group = DispatchGroup()
+                    let outcomes = OutcomeList(count: count)
+                    for index in 0..<count {
+                        group.enter()
+                        Thread.detachNewThread {
+                            start.wait()
+                            do {
+                                let store = try SQLiteHealthStore(location: .file(url))
+                                _ = store
+                                outcomes.set(index, nil)
+                            } catch {
+                                outcomes.set(index, "\(error)")
+                            }
+                            group.leave()
+                        }
+                    }
+                    for _ in 0..<count { start.signal() }
+                    group.notify(queue: .global()) { continuation.resume(returning: outcomes.all) }
+                }
+                #expect(results.allSatisfy { $0 == nil }, "round \(round): \(results.compactMap { $0 })")
+            }
+        }
+    }
+}
+
+/// One slot per thread for ``FileStoreTests/storesOpenedAtOnceOnANewFileAllOpen()``.
+private final class OutcomeList: Sendable {
+    let slots: Mutex<[String?]>
+    init(count: Int) { slots = Mutex(Array(repeating: nil, count: count)) }
+    func set(_ index: Int, _ value: String?) { slots.withLock { $0[index] = value } }
+    var all: [String?] { slots.withLock { $0 } }
 }
