@@ -304,12 +304,14 @@ extension GatewayNodeTests {
 
         @Test func aResultOverMaxPayloadBecomesAnError() async throws {
             try await withTemporaryDirectory { dir in
-                let service = try await makeDemoService(dir, days: 2)
+                // Four days and a three-day range: at least two whole days of heart rate, whatever the time of day
+                // (two days gave a few samples in the first minutes after midnight).
+                let service = try await makeDemoService(dir, days: 4)
                 var config = TestGateway.Config()
                 config.maxPayload = 4_096
                 try await withConnectedNode(config, service: service, directory: dir) { gateway, _ in
                     let big = await gateway.invoke("health.query", params: .object([
-                        "type": .string("heartRate"), "startISO": .string("2d"), "limit": .int(500)]))
+                        "type": .string("heartRate"), "startISO": .string("3d"), "limit": .int(500)]))
                     #expect(big.errorCode == "UNAVAILABLE")
                     #expect(big.errorMessage?.contains("maxPayload (4096 bytes)") == true, "\(big)")
                     let small = await gateway.invoke("health.query", params: .object([
