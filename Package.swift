@@ -6,20 +6,24 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .executable(name: "healthbridge", targets: ["healthbridge"]),
-        .library(name: "HealthModel", targets: ["HealthModel"]),
-        .library(name: "HealthStore", targets: ["HealthStore"]),
-        .library(name: "HealthEngine", targets: ["HealthEngine"]),
-        .library(name: "HealthImport", targets: ["HealthImport"]),
-        .library(name: "HealthService", targets: ["HealthService"]),
-        .library(name: "HealthMCP", targets: ["HealthMCP"]),
-        // For the fuzz targets (Fuzz/Package.swift), which depend on this package by path.
-        .library(name: "HealthXML", targets: ["HealthXML"]),
-        .library(name: "ExportClient", targets: ["ExportClient"]),
-        .library(name: "ExportServer", targets: ["ExportServer"]),
-        .library(name: "HealthAutoExport", targets: ["HealthAutoExport"]),
         // The client library for apps: the diet app's HealthKit API over the paired HTTPS API, and a sync engine.
         .library(name: "HealthBridgeKit", targets: ["HealthBridgeKit"]),
         .executable(name: "diet-sync", targets: ["DietSync"]),
+        // The test gateway of HealthBridgeTesting as an executable, for the soak (IntegrationTests/soak.sh). Not needed by
+        // `swift build --product healthbridge`.
+        .executable(name: "hb-test-gateway", targets: ["HBTestGateway"]),
+        // The packages beside this one that depend on it by path, and nothing else: the fuzz targets (Fuzz/Package.swift)
+        // and the benchmarks (Benchmarks/Package.swift). Not an API for apps: HealthBridgeKit is.
+        .library(name: "HealthModel", targets: ["HealthModel"]),
+        .library(name: "HealthXML", targets: ["HealthXML"]),
+        .library(name: "HealthStore", targets: ["HealthStore"]),
+        .library(name: "HealthEngine", targets: ["HealthEngine"]),
+        .library(name: "HealthImport", targets: ["HealthImport"]),
+        .library(name: "HealthAutoExport", targets: ["HealthAutoExport"]),
+        .library(name: "HealthService", targets: ["HealthService"]),
+        .library(name: "HealthDemo", targets: ["HealthDemo"]),
+        .library(name: "ExportClient", targets: ["ExportClient"]),
+        .library(name: "ExportServer", targets: ["ExportServer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -58,16 +62,13 @@ let package = Package(
         // Queries and statistics: buckets in a time zone, source-priority merge, sleep nights.
         .target(name: "HealthEngine", dependencies: ["HealthModel", "HealthStore"]),
         // Apple Health export importer (zip / folder / xml).
-        // libdeflate: the export's attachments (GPX routes) are inflated whole, twice as fast as with zlib.
-        .systemLibrary(
-            name: "CLibDeflate",
-            pkgConfig: "libdeflate",
-            providers: [.apt(["libdeflate-dev"])]
-        ),
+        // zlib: the export's attachments (GPX routes) are inflated whole from the zip's central directory. Only
+        // system headers a fresh machine has (zlib's, SQLite's) may be named here; .ci/run checks it.
+        .systemLibrary(name: "CZlibInflate", path: "Sources/CZlibInflate"),
         .target(
             name: "HealthImport",
             dependencies: [
-                "HealthModel", "HealthStore", "HealthXML", "CLibDeflate",
+                "HealthModel", "HealthStore", "HealthXML", "CZlibInflate",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -186,15 +187,24 @@ let package = Package(
             ],
             path: "Examples/DietSync"
         ),
-        .executableTarget(
-            name: "HealthBench",
-            dependencies: ["HealthModel", "HealthStore", "HealthEngine", "HealthDemo", "HealthImport", "HealthXML",
-                           .product(name: "GRDB", package: "GRDB.swift")]
+        // Shared by the test targets only (never a product): demo worlds by days/seed/zone, temporary data homes and
+        // the OpenClaw test gateway.
+        .target(
+            name: "HealthBridgeTesting",
+            dependencies: [
+                "HealthModel", "HealthStore", "HealthService", "HealthDemo", "GatewayNode",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
-        // Writes through the service and the change feed's long-poll (the writes issue's figures).
-        .executableTarget(name: "WriteBench", dependencies: ["HealthModel", "HealthStore", "HealthService"]),
-        // Health Auto Export ingest of a generated 25 MB payload through the service (the ingest issue's figures).
-        .executableTarget(name: "IngestBench", dependencies: ["HealthModel", "HealthStore", "HealthService", "HealthAutoExport"]),
+        // `hb-test-gateway`: TestGateway on a loopback port, driven over a line-based JSON protocol on stdin/stdout.
+        .executableTarget(
+            name: "HBTestGateway",
+            dependencies: ["HealthBridgeTesting", "GatewayNode", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(name: "HealthModelTests", dependencies: ["HealthModel"]),
         // HealthBridgeKit against a real `healthbridge serve` process (the built binary): the example end to end, the
         // SIGKILL fault test, the seed's HealthKitSyncService ported.
@@ -204,21 +214,22 @@ let package = Package(
         .testTarget(name: "HealthXMLTests", dependencies: ["HealthXML"]),
         .testTarget(name: "HealthStoreTests", dependencies: ["HealthStore", "HealthModel",
                                                             .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "HealthEngineTests", dependencies: ["HealthEngine", "HealthStore", "HealthModel", "HealthDemo"]),
+        .testTarget(name: "HealthEngineTests", dependencies: ["HealthBridgeTesting", "HealthEngine", "HealthStore", "HealthModel", "HealthDemo"]),
         .testTarget(name: "HealthImportTests", dependencies: ["HealthImport", "HealthStore", "HealthModel", "HealthEngine",
                                                               .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .testTarget(name: "HealthAutoExportTests", dependencies: ["HealthAutoExport", "HealthService", "HealthStore",
                                                                   "HealthModel", "HealthEngine"],
                     exclude: ["Fixtures"]),
-        .testTarget(name: "HealthServiceTests", dependencies: ["HealthService", "HealthStore", "HealthModel", "HealthDemo"]),
-        .testTarget(name: "HealthMCPTests", dependencies: ["HealthMCP", "HealthService", "HealthStore", "HealthModel",
+        .testTarget(name: "HealthServiceTests", dependencies: ["HealthBridgeTesting", "HealthService", "HealthStore", "HealthModel", "HealthDemo"]),
+        .testTarget(name: "HealthMCPTests", dependencies: ["HealthBridgeTesting", "HealthMCP", "HealthService", "HealthStore", "HealthModel",
                                                            "HealthDemo", .product(name: "MCP", package: "swift-sdk"),
                                                            .product(name: "Hummingbird", package: "hummingbird"),
                                                            .product(name: "NIOCore", package: "swift-nio"),
                                                            .product(name: "NIOPosix", package: "swift-nio")]),
-        .testTarget(name: "ExportServerTests", dependencies: ["ExportServer", "ExportClient", "HealthService", "HealthStore",
+        .testTarget(name: "ExportServerTests", dependencies: ["HealthBridgeTesting", "ExportServer", "ExportClient", "HealthService", "HealthStore",
                                                               "HealthModel", "HealthDemo",
                                                               .product(name: "Hummingbird", package: "hummingbird"),
+                                                              .product(name: "HummingbirdTesting", package: "hummingbird"),
                                                               .product(name: "NIOSSL", package: "swift-nio-ssl"),
                                                               .product(name: "NIOCore", package: "swift-nio"),
                                                               .product(name: "NIOPosix", package: "swift-nio"),
@@ -229,22 +240,21 @@ let package = Package(
                                                               .product(name: "SwiftASN1", package: "swift-asn1"),
                                                               .product(name: "HTTPTypes", package: "swift-http-types"),
                                                               .product(name: "Crypto", package: "swift-crypto")]),
-        .testTarget(name: "GatewayNodeTests", dependencies: ["GatewayNode", "HealthService", "HealthStore", "HealthModel",
+        .testTarget(name: "GatewayNodeTests", dependencies: ["HealthBridgeTesting", "GatewayNode", "HealthService", "HealthStore", "HealthModel",
                                                              "HealthDemo",
                                                              .product(name: "Hummingbird", package: "hummingbird"),
-                                                             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                                                              .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                                                              .product(name: "NIOCore", package: "swift-nio"),
                                                              .product(name: "Crypto", package: "swift-crypto"),
                                                              .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "HealthConsoleTests", dependencies: ["HealthConsole", "ExportServer", "HealthService",
+        .testTarget(name: "HealthConsoleTests", dependencies: ["HealthBridgeTesting", "HealthConsole", "ExportServer", "HealthService",
                                                                "HealthStore", "HealthModel", "HealthDemo",
                                                                .product(name: "Hummingbird", package: "hummingbird"),
                                                                .product(name: "NIOCore", package: "swift-nio"),
                                                                .product(name: "NIOPosix", package: "swift-nio")]),
         // The interfaces side by side: the built CLI, MCP, the HTTPS API and the node answer alike (parity), and the
         // CLI's output and exit codes.
-        .testTarget(name: "InterfaceTests", dependencies: ["HealthService", "HealthMCP", "ExportServer", "ExportClient",
+        .testTarget(name: "InterfaceTests", dependencies: ["HealthBridgeTesting", "HealthService", "HealthMCP", "ExportServer", "ExportClient",
                                                            "GatewayNode", "HealthStore", "HealthModel", "HealthDemo",
                                                            .product(name: "MCP", package: "swift-sdk"),
                                                            .product(name: "Logging", package: "swift-log")]),

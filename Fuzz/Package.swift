@@ -13,7 +13,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
-        .target(name: "FuzzSupport"),
+        .target(name: "FuzzSupport", dependencies: [
+            .product(name: "HealthModel", package: "HealthBridge"),
+            .product(name: "HealthStore", package: "HealthBridge"),
+            .product(name: "HealthService", package: "HealthBridge"),
+        ]),
         .executableTarget(name: "FuzzXMLScanner", dependencies: [
             "FuzzSupport", .product(name: "HealthXML", package: "HealthBridge"),
         ]),
@@ -38,6 +42,15 @@ let package = Package(
         ]),
         .executableTarget(name: "FuzzHealthAutoExport", dependencies: [
             "FuzzSupport", .product(name: "HealthAutoExport", package: "HealthBridge"),
+        ]),
+        // The push and write paths through the service into an in-memory store, then every reader (issue 21).
+        .executableTarget(name: "FuzzIngestService", dependencies: [
+            "FuzzSupport", .product(name: "HealthService", package: "HealthBridge"),
+            .product(name: "HealthModel", package: "HealthBridge"),
+        ]),
+        .executableTarget(name: "FuzzWriteService", dependencies: [
+            "FuzzSupport", .product(name: "HealthService", package: "HealthBridge"),
+            .product(name: "HealthModel", package: "HealthBridge"),
         ]),
         .executableTarget(name: "FuzzZipDirectory", dependencies: [
             "FuzzSupport", .product(name: "HealthImport", package: "HealthBridge"),

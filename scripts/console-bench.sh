@@ -2,21 +2,21 @@
 # Data page benchmark (issue 14): a year of demo data, `healthbridge serve` on loopback, the Data page for the whole
 # year fetched N times; prints the server's render time (its Server-Timing header) and the time curl saw.
 # Usage: scripts/console-bench.sh [path/to/healthbridge] [requests]   (target: median ≤ 200 ms server time)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-binary="${1:-$(swift build --show-bin-path)/healthbridge}"
+. "$(dirname "$0")/lib.sh"
+binary="${1:-$(hb_binary)}"
 runs="${2:-20}"
 home="$(mktemp -d)"
-port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+port="$(hb_free_port)"
 trap 'kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -rf "$home"' EXIT
 "$binary" demo --days 365 --home "$home" --json | python3 -c 'import json,sys; r=json.load(sys.stdin); print("store: %s samples, %s workouts over 365 days" % (r.get("samples"), r.get("workouts")))'
 HEALTHBRIDGE_LOG_LEVEL=warning "$binary" serve --home "$home" --mcp-port "$port" --no-api >"$home/serve.log" 2>&1 &
 pid=$!
 for _ in $(seq 1 300); do grep -q "HealthBridge console:" "$home/serve.log" && break; sleep 0.1; done
 login="$(grep -o 'http://[^ ]*/login?key=[^ ]*' "$home/serve.log" | head -1)"
+origin="${login%%/login*}"   # the console's own loopback address (not 127.0.0.1), on the MCP port's number
 curl -s -o /dev/null -c "$home/cookies" "$login"
 for i in $(seq 1 "$runs"); do
-  curl -s -o /dev/null -b "$home/cookies" -D - -w 'total=%{time_total}\n' "http://127.0.0.1:$port/data?days=365" \
+  curl -s -o /dev/null -b "$home/cookies" -D - -w 'total=%{time_total}\n' "$origin/data?days=365" \
     | tr -d '\r' | grep -E '^(Server-Timing|server-timing|total=)' | sed 's/.*dur=//; s/total=/total /'
 done | python3 -c '
 import statistics, sys

@@ -6,8 +6,7 @@
 #
 # Targets (issue): /api/v1/status ≥ 3,000 requests/s; health/data with 1,000 samples ≤ 20 ms median;
 # 50 concurrent clients for 60 s with zero errors and flat memory. Everything stays on 127.0.0.1.
-set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib.sh"
 
 SCRATCH=${SCRATCH:-.build-export}
 STATUS_SECONDS=${STATUS_SECONDS:-15}
@@ -16,15 +15,10 @@ SOAK_SECONDS=${SOAK_SECONDS:-60}
 MCP_PORT=${MCP_PORT:-18480}
 API_PORT=${API_PORT:-18443}
 
-if ! command -v wrk >/dev/null 2>&1; then
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk
-fi
-if ! command -v curl >/dev/null 2>&1; then
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq curl
-fi
+hb_need wrk wrk
+hb_need curl curl
 
-swift build -c release --scratch-path "$SCRATCH" --product healthbridge >&2
-HB="$SCRATCH/release/healthbridge"
+HB="$(SCRATCH="$SCRATCH" hb_release_binary)"
 
 WORK=$(mktemp -d /tmp/hb-export-bench.XXXXXX)
 SERVER_HOME="$WORK/server"

@@ -10,15 +10,14 @@
 #   FUZZ_NO_BUILD  1: run the binaries already in FUZZ_SCRATCH (a long run keeps fuzzing the code it was built from)
 # Prints one line per target: executions, coverage (edges), features, corpus size; artifacts of a crash are kept
 # in $FUZZ_SCRATCH/artifacts.
-set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib.sh"
 
 seconds=${1:-60}
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   targets=(FuzzXMLScanner FuzzExportParser FuzzDNSMessage FuzzUnitsAndDates FuzzExportRequest FuzzHealthAutoExport
-           FuzzZipDirectory)
+           FuzzZipDirectory FuzzIngestService FuzzWriteService)
 fi
 scratch=${FUZZ_SCRATCH:-.build-fuzz}
 fixtures=${FUZZ_FIXTURES:-../shared/fixtures}
@@ -37,15 +36,20 @@ flags=(-Xswiftc -sanitize=address -Xswiftc -sanitize-coverage=edge,trace-cmp,inl
        -Xlinker "$runtime" -Xlinker -lstdc++)
 mkdir -p "$scratch"
 [ "${FUZZ_NO_BUILD:-0}" = 1 ] || echo "fuzz.sh: building ${targets[*]} in $scratch"
-for target in "${targets[@]}"; do
+# Every target at once when all are asked for: one build plan instead of one per target (the same binaries).
+build_units=("${targets[@]}")
+if [ $# -eq 0 ]; then build_units=(all); fi
+for target in "${build_units[@]}"; do
   [ "${FUZZ_NO_BUILD:-0}" = 1 ] && break
   log="$scratch/build-$target.log"
+  product=(--product "$target")
+  [ "$target" = all ] && product=()
   # A failed build is shown with its errors, and tried once more (an interrupted incremental build of the
   # instrumented package has been seen to stop without a diagnostic).
-  if ! swift build --package-path Fuzz --scratch-path "$scratch" --product "$target" "${flags[@]}" >"$log" 2>&1; then
+  if ! swift build --package-path Fuzz --scratch-path "$scratch" "${product[@]}" "${flags[@]}" >"$log" 2>&1; then
     echo "fuzz.sh: building $target failed; the errors, then one more try:" >&2
     grep -E "error|warning: .*fail" "$log" | grep -v "Cannot export local symbol" | head -20 >&2 || tail -20 "$log" >&2
-    swift build --package-path Fuzz --scratch-path "$scratch" --product "$target" "${flags[@]}" >"$log" 2>&1 \
+    swift build --package-path Fuzz --scratch-path "$scratch" "${product[@]}" "${flags[@]}" >"$log" 2>&1 \
       || { tail -40 "$log" >&2; exit 1; }
   fi
   grep -v "Cannot export local symbol" "$log" | tail -1

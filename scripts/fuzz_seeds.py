@@ -142,8 +142,21 @@ hae = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "H
 for entry in sorted(os.listdir(hae)) if os.path.isdir(hae) else []:
     if entry.endswith(".json"):
         with open(os.path.join(hae, entry), "rb") as handle:
-            write("FuzzHealthAutoExport", entry[:-5], handle.read())
-write("FuzzHealthAutoExport", "minimal", b'{"data":{"metrics":[{"name":"step_count","units":"count","data":[{"date":"2024-05-01 10:00:00 +0200","qty":12,"source":"iPhone|Watch"}]}]}}')
+            body = handle.read()
+            write("FuzzHealthAutoExport", entry[:-5], body)
+            write("FuzzIngestService", entry[:-5], body)
+minimal = b'{"data":{"metrics":[{"name":"step_count","units":"count","data":[{"date":"2024-05-01 10:00:00 +0200","qty":12,"source":"iPhone|Watch"}]}]}}'
+write("FuzzHealthAutoExport", "minimal", minimal)
+write("FuzzIngestService", "minimal", minimal)
+# The night of issue 21's first finding: huge totals, no end.
+write("FuzzIngestService", "huge-night", b'{"data":{"metrics":[{"name":"sleep_analysis","units":"hr","data":[{"date":"2024-03-05","core":1e300,"sleepStart":"2024-03-04 23:10:00 +0100"}]}]}}')
+
+# FuzzWriteService: 24-byte records (type index, unit index, category index, padding, value bits, start bits).
+import struct
+def record(type_index, unit_index, value, start, category=0):
+    return bytes([type_index % 256, unit_index % 256, category % 256]) + bytes(5) + struct.pack(">d", value) + struct.pack(">d", start)
+write("FuzzWriteService", "plain", record(0, 1, 1200, 1_714_550_400) + record(3, 2, 70.5, 1_714_554_000))
+write("FuzzWriteService", "extremes", record(7, 4, 1e300, 1e300) + record(9, 0, float("nan"), -1e12) + record(11, 5, float("inf"), 0))
 print("seeds written to", out)
 
 

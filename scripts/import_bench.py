@@ -118,8 +118,11 @@ def main():
         if not os.path.exists(export):
             subprocess.run([sys.executable, os.path.join(ROOT, "scripts/generate_corpus.py"), "--profile", args.corpus,
                             "--out", export], check=True)
-    subprocess.run(["swift", "build", "-c", "release", "--product", "healthbridge"], cwd=ROOT, check=True)
-    healthbridge = os.path.join(ROOT, ".build/release/healthbridge")
+    # SCRATCH: the build folder of the release build (default .build), e.g. .build-release beside a debug build.
+    scratch = os.environ.get("SCRATCH", ".build")
+    subprocess.run(["swift", "build", "-c", "release", "--scratch-path", scratch, "--product", "healthbridge"],
+                   cwd=ROOT, check=True)
+    healthbridge = os.path.join(ROOT, scratch, "release/healthbridge")
     records = count_records(export)
     print(f"\nexport: {export}: {os.path.getsize(export) / 1e6:.0f} MB zipped, {records:,} <Record> elements\n")
 

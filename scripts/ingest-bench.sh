@@ -7,8 +7,5 @@
 #   MB=50 scripts/ingest-bench.sh
 #
 # Target (issue): ≤ 2 s with ≤ 150 MB RSS on a 2-core machine.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-SCRATCH=${SCRATCH:-.build}
-swift build -c release --scratch-path "$SCRATCH" --product IngestBench >&2
-"$SCRATCH/release/IngestBench" --mb "${MB:-25}"
+. "$(dirname "$0")/lib.sh"
+"$(hb_benchmark IngestBench)" --mb "${MB:-25}"

@@ -3,13 +3,10 @@
 # on the same store, 200 sequential calls of the official Python client each, in one run. Release build; demo data.
 #
 #   scripts/mcp-bench.sh [--rounds 5] [--calls 200]
-set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib.sh"
 
-. scripts/mcp-venv.sh
-
-swift build -c release --product healthbridge >&2
-binary="$(swift build -c release --show-bin-path)/healthbridge"
+hb_venv .venv-mcp mcp jsonschema
+binary="$(hb_release_binary)"
 
 home="$(mktemp -d)"
 trap 'rm -rf "$home"' EXIT

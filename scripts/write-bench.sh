@@ -8,8 +8,7 @@
 #
 # Targets (issue): ≥ 2,000 writes/s through HTTPS on a 2-core machine with the WAL store; change-feed delivery to a
 # long-poll waiter ≤ 50 ms p99 after the commit. Everything stays on 127.0.0.1.
-set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib.sh"
 
 SCRATCH=${SCRATCH:-.build-export}
 WRITE_SECONDS=${WRITE_SECONDS:-15}
@@ -17,16 +16,13 @@ CONNECTIONS=${CONNECTIONS:-16}
 MCP_PORT=${MCP_PORT:-18481}
 API_PORT=${API_PORT:-18444}
 
-if ! command -v wrk >/dev/null 2>&1; then
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk
-fi
+hb_need wrk wrk
 
-swift build -c release --scratch-path "$SCRATCH" --product healthbridge >&2
-swift build -c release --scratch-path "$SCRATCH" --product WriteBench >&2
-HB="$SCRATCH/release/healthbridge"
+HB="$(SCRATCH="$SCRATCH" hb_release_binary)"
+WRITEBENCH="$(hb_benchmark WriteBench)"
 
 echo "## HealthService (WriteBench)"
-"$SCRATCH/release/WriteBench" --writes "${WRITES:-10000}" --polls 200
+"$WRITEBENCH" --writes "${WRITES:-10000}" --polls 200
 
 WORK=$(mktemp -d /tmp/hb-write-bench.XXXXXX)
 SERVER_HOME="$WORK/server"

@@ -58,9 +58,9 @@ func describe(_ entry: OutboxEntry) -> String {
 
 struct Pair: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Pair with `healthbridge serve` (get a code with `healthbridge pair-code --json`).")
+        abstract: "Pair with `healthbridge serve` (get a code for this app with `healthbridge pair-code --json --app org.example.dietsync`).")
     @OptionGroup var app: AppOptions
-    @Option(help: "The QR payload (JSON from `healthbridge pair-code --json`).") var qr: String?
+    @Option(help: "The QR payload (JSON from `healthbridge pair-code --json --app org.example.dietsync`).") var qr: String?
     @Option var host: String?
     @Option var port: Int?
     @Option var code: String?

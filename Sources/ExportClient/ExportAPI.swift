@@ -27,9 +27,13 @@ public struct PairingPayload: Codable, Sendable, Equatable {
     public var code: String
     /// When the code expires (ISO-8601 instant).
     public var expires: String
+    /// The app the code was issued for (`healthbridge pair-code --app ID`): the client redeeming it acts as
+    /// `app:<appId>`. Absent for a device code.
+    public var appId: String?
 
-    public init(host: String, port: Int, fingerprint: String, code: String, expires: String) {
+    public init(host: String, port: Int, fingerprint: String, code: String, expires: String, appId: String? = nil) {
         self.host = host; self.port = port; self.fingerprint = fingerprint; self.code = code; self.expires = expires
+        self.appId = appId
     }
 
     /// The compact JSON that goes into the QR code (sorted keys, no whitespace).
@@ -38,9 +42,11 @@ public struct PairingPayload: Codable, Sendable, Equatable {
     }
 }
 
-/// `POST /api/v1/pair` body. With `appId`, the client is paired as an app (HealthBridgeKit): it acts as the
-/// principal `app:<appId>` (grants and access requests per app, read denial never revealed, HealthKit's rule);
-/// without it, as the paired device `device:<clientId>`.
+/// `POST /api/v1/pair` body. An app identity is never self-asserted: a client acts as the principal `app:<appId>`
+/// (grants per app, read denial never revealed, HealthKit's rule) only when it redeems a code the owner issued for
+/// that app (`healthbridge pair-code --app ID`, the console's Pairing page). `appId` here is a check: a code not
+/// issued for it is refused (`403 HEALTH_NOT_AUTHORIZED`, the code stays usable). A device code without `appId`
+/// pairs the device `device:<clientId>`.
 public struct PairRequest: Codable, Sendable, Equatable {
     public var code: String
     public var clientName: String
@@ -63,8 +69,10 @@ public struct PairResponse: Codable, Sendable, Equatable {
     /// The id `healthbridge clients revoke` takes.
     public var clientId: String
     public var deviceName: String?
-    public init(token: String, clientId: String, deviceName: String? = nil) {
-        self.token = token; self.clientId = clientId; self.deviceName = deviceName
+    /// The app this client acts as (`app:<appId>`): the one its code was issued for. Absent for a device.
+    public var appId: String?
+    public init(token: String, clientId: String, deviceName: String? = nil, appId: String? = nil) {
+        self.token = token; self.clientId = clientId; self.deviceName = deviceName; self.appId = appId
     }
 }
 

@@ -25,6 +25,8 @@ public struct ExportRemote: Sendable {
     // MARK: Pairing
 
     /// Redeems a one-time code and returns the record to keep. The certificate is checked before the code is sent.
+    /// `appId` only checks the code: the server refuses (`HEALTH_NOT_AUTHORIZED`) a code not issued for that app, and
+    /// the record's `appId` is the one the server answers (the app the owner issued the code for).
     public static func pair(host: String, port: Int, fingerprint: String, code: String, clientName: String,
                             appId: String? = nil, timeout: Duration = .seconds(30),
                             now: Date = Date()) async throws -> PairedServer {
@@ -39,7 +41,7 @@ public struct ExportRemote: Sendable {
         let answer = try decode(PairResponse.self, reply)
         return PairedServer(host: host, port: port, fingerprint: pinned, token: answer.token, clientId: answer.clientId,
                             clientName: clientName, deviceName: answer.deviceName, pairedAt: isoNow(now),
-                            appId: appId)
+                            appId: answer.appId)
     }
 
     // MARK: Reading

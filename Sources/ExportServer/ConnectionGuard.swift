@@ -5,6 +5,9 @@ import NIOHTTPTypes
 /// Drops slow or abusive HTTP/1 connections. Sits after the HTTP decoder (Hummingbird's `additionalChannelHandlers`):
 ///
 /// - a request must arrive completely (head to end) within `requestTimeout` of its head: slow-drip bodies are cut;
+/// - a request under `longRequest`'s path gets that path's longer deadline (from its head) only once the router has
+///   authenticated it and said so with ``LongRequestGranted`` (a user outbound event, sent before the body is read):
+///   naming the path is not enough, so an unauthenticated drip is cut at `requestTimeout` like any other;
 /// - a response must be taken by the client within `responseTimeout`: a peer that stops reading is dropped;
 /// - after a response carrying `Connection: close` the connection closes at once.
 ///
@@ -19,13 +22,26 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPResponsePart
 
+    /// Sent by the router (`channel.triggerUserOutboundEvent`) once the request in progress has authenticated for
+    /// the long path: its deadline becomes the long one, counted from its head. Ignored when no request is in
+    /// progress or the request is not for the long path. (Pipelined behind an authenticated push, a request whose
+    /// head arrived before the push's grant could receive it; that needs a valid token, so it is no wider than one.)
+    ///
+    /// ```swift
+    /// try? await context.channel.triggerUserOutboundEvent(ConnectionGuard.LongRequestGranted()).get()
+    /// ```
+    struct LongRequestGranted: Sendable {}
+
     let requestTimeout: TimeAmount
     let responseTimeout: TimeAmount
-    /// A path whose requests may take longer to arrive (the Health Auto Export receiver's bodies reach 64 MB).
+    /// A path whose authenticated requests may take longer to arrive (the Health Auto Export receiver's bodies reach
+    /// 64 MB); granted per request by ``LongRequestGranted``.
     let longRequest: (path: String, timeout: TimeAmount)?
     private var requestTimer: Scheduled<Void>?
     private var responseTimer: Scheduled<Void>?
     private var closeAfterResponse = false
+    /// When the request in progress started and whether it is under the long path; nil between requests.
+    private var current: (started: NIODeadline, longPath: Bool)?
 
     init(requestTimeout: TimeAmount, responseTimeout: TimeAmount, longRequest: (path: String, timeout: TimeAmount)? = nil) {
         self.requestTimeout = requestTimeout
@@ -36,16 +52,17 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let head):
-            requestTimer?.cancel()
-            let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-            var timeout = requestTimeout
-            if let longRequest, head.path?.hasPrefix(longRequest.path) == true { timeout = max(timeout, longRequest.timeout) }
-            requestTimer = context.eventLoop.scheduleTask(in: timeout) {
-                loopBound.value.close(promise: nil)
-            }
+            let started = context.eventLoop.now
+            let path = head.path.map { $0.prefix { $0 != "?" } }
+            // The long path, or any other receiver's (Health Connect's beside Health Auto Export's).
+            current = (started, longRequest.map { long in
+                path == long.path[...] || ExportServer.ingestPaths.contains { path == $0[...] }
+            } ?? false)
+            scheduleRequestDeadline(context: context, at: started + requestTimeout)
         case .end:
             requestTimer?.cancel()
             requestTimer = nil
+            current = nil
         case .body:
             break
         }
@@ -77,6 +94,26 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 }
             }
             context.write(data, promise: written)
+        }
+    }
+
+    func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
+        guard event is LongRequestGranted else {
+            context.triggerUserOutboundEvent(event, promise: promise)
+            return
+        }
+        if let current, current.longPath, let longRequest, longRequest.timeout > requestTimeout {
+            scheduleRequestDeadline(context: context, at: current.started + longRequest.timeout)
+        }
+        promise?.succeed(())
+    }
+
+    /// Closes the connection at `deadline` unless the request has arrived by then; replaces any earlier deadline.
+    private func scheduleRequestDeadline(context: ChannelHandlerContext, at deadline: NIODeadline) {
+        requestTimer?.cancel()
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        requestTimer = context.eventLoop.scheduleTask(deadline: deadline) {
+            loopBound.value.close(promise: nil)
         }
     }
 

@@ -15,7 +15,8 @@ extension ExportServer {
             if filing.request != nil {
                 self.audit.record(AuditEvent(event: .accessRequest, requestId: context.requestId,
                                              client: context.client?.auditId, address: context.remoteAddress,
-                                             detail: .init(types: (body.read + body.write).sorted())))
+                                             detail: .init(types: (body.read + body.write).sorted(),
+                                                           principal: context.client?.principal.id)))
             }
             return Self.json(.ok, try JSONEncoder.wire.encode(filing))
         }

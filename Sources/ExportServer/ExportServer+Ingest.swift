@@ -11,8 +11,16 @@ import NIOCore
 // token>`. The body (up to 64 MB) goes to the service as the token's principal `ingest:NAME`; the batch is audited
 // with HAE's headers and its counts, never a value.
 
+// The Health Connect receiver: `POST /api/v1/ingest/health-connect`, the same tokens, limits and audit, for what the
+// Android app HC Webhook pushes (format: github.com/mcnaveen/health-connect-webhook,
+// app/src/main/java/com/hcwebhook/app/SyncManager.kt, `buildJsonPayload`; see HealthConnectPayloadReader).
+
 extension ExportServer {
     public static let ingestPath = ExportAPI.basePath + "/ingest/health-auto-export"
+    /// Where an Android phone pushes Health Connect records (HC Webhook's webhook URL).
+    public static let healthConnectIngestPath = ExportAPI.basePath + "/ingest/health-connect"
+    /// Every receiver path: an ingest token authenticates them, and their bodies may be as large as a push.
+    public static let ingestPaths: Set<String> = [ingestPath, healthConnectIngestPath]
 
     static func ingestTooLarge(_ limit: Int) -> APIError {
         APIError(.contentTooLarge, .payloadTooLarge, "a Health Auto Export payload is at most \(limit / 1_048_576) MB")
@@ -22,9 +30,12 @@ extension ExportServer {
         api.post("ingest/health-auto-export") { request, context in
             try await self.ingest(request, context)
         }
+        api.post("ingest/health-connect") { request, context in
+            try await self.ingest(request, context, healthConnect: true)
+        }
     }
 
-    func ingest(_ request: Request, _ context: ExportContext) async throws -> Response {
+    func ingest(_ request: Request, _ context: ExportContext, healthConnect: Bool = false) async throws -> Response {
         guard let name = context.ingestName else {
             throw APIError(.unauthorized, .unauthenticated, "an ingest token is required (`healthbridge ingest-token create NAME`)")
         }
@@ -43,7 +54,9 @@ extension ExportServer {
                                    aggregation: header("automation-aggregation"), period: header("automation-period"),
                                    sessionId: header("session-id"))
         let principal = Principal(kind: .ingest, name: name)
-        let report = try await service.acting(as: principal).ingestHealthAutoExport(consume bytes, info: info)
+        let acting = service.acting(as: principal)
+        let report = healthConnect ? try await acting.ingestHealthConnect(consume bytes, info: info)
+            : try await acting.ingestHealthAutoExport(consume bytes, info: info)
         audit.record(AuditEvent(event: .dataWrite, requestId: context.requestId, client: principal.id,
                                 address: context.remoteAddress,
                                 detail: .init(types: report.types.keys.sorted(), sampleCount: report.inserted + report.replaced,
@@ -72,7 +85,7 @@ extension ExportServer {
                                             maxHeaderFieldCount: 100))
         let router = Router(context: ExportContext.self)
         router.add(middleware: Gatekeeper(server: self))
-        addIngest(to: router.group(RouterPath(ExportAPI.basePath)))
+        addIngest(to: router.group(RouterPath(ExportAPI.basePath)))   // both receivers
         var appConfiguration = ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil,
                                                         reuseAddress: true)
         appConfiguration.availableConnectionsDelegate = MaximumAvailableConnections(configuration.maxConnections)
@@ -84,6 +97,7 @@ extension ExportServer {
 
 extension Gatekeeper {
     /// An ingest token (not a paired client's): `ingest:NAME`, charged against the address on failure like any token.
+    /// A push that authenticates is granted the connection guard's long body deadline; nothing else is.
     func authenticateIngest(_ request: Request, _ context: inout ExportContext) async throws {
         let address = context.remoteAddress
         if let retry = server.failedAuth.retryAfter(address) {
@@ -111,5 +125,8 @@ extension Gatekeeper {
             throw APIError(.tooManyRequests, .rateLimited, "too many pushes per second", retryAfter: retry)
         }
         context.ingestName = name
+        // Only now, before its body is read, may the push take the long body deadline: a request that names the path
+        // without a valid ingest token keeps the ordinary one and is answered 401 unread.
+        try? await context.channel.triggerUserOutboundEvent(ConnectionGuard.LongRequestGranted()).get()
     }
 }

@@ -35,7 +35,8 @@ public struct ExportServerConfiguration: Sendable {
     public var idleTimeout: Duration = .seconds(30)
     /// A request must be received completely within this time after its head.
     public var requestTimeout: Duration = .seconds(10)
-    /// The same for a Health Auto Export push (up to 64 MB from a phone on Wi-Fi).
+    /// The same for a Health Auto Export push (up to 64 MB from a phone on Wi-Fi), once its ingest token has
+    /// authenticated; a request naming the path without one keeps `requestTimeout`.
     public var ingestRequestTimeout: Duration = .seconds(120)
     /// A response must be read by the client within this time.
     public var responseTimeout: Duration = .seconds(30)
@@ -137,6 +138,7 @@ public struct ExportServer: Sendable {
         ("GET", "/api/v1/health/data"),
         ("POST", "/api/v1/health/data"),
         ("GET", "/api/v1/health/statistics"),
+        ("GET", "/api/v1/health/coverage"),
         ("GET", "/api/v1/health/latest"),
         ("GET", "/api/v1/health/sleep"),
         ("GET", "/api/v1/health/workouts"),
@@ -155,6 +157,7 @@ public struct ExportServer: Sendable {
         ("POST", "/api/v1/access/requests"),
         ("GET", "/api/v1/access/status"),
         ("POST", "/api/v1/ingest/health-auto-export"),
+        ("POST", "/api/v1/ingest/health-connect"),
         ("GET", "/api/v1/openapi.json"),
     ]
 
@@ -213,11 +216,14 @@ public struct ExportServer: Sendable {
             throttle.succeeded(address)
             let hash = ExportState.clientHash(clientID)
             context.trace.setClient(hash)
+            // The app id is the one the owner issued the code for, never the client's claim.
+            let appId = try await state.client(id: clientID)?.appId
+            let principal = appId.map { Principal(kind: .app, name: $0) } ?? .device(clientID)
             audit.record(AuditEvent(event: .pairSuccess, requestId: context.requestId, client: hash, address: address,
-                                    detail: .init(clientName: name)))
+                                    detail: .init(clientName: name, principal: principal.id)))
             logger.info("paired a new client", metadata: ["client": "\(hash)", "requestId": "\(context.requestId)"])
             let deviceName = (try await state.currentSharing().deviceName) ?? configuration.defaultDeviceName
-            let answer = PairResponse(token: token, clientId: clientID, deviceName: deviceName)
+            let answer = PairResponse(token: token, clientId: clientID, deviceName: deviceName, appId: appId)
             return Self.json(.ok, try JSONEncoder.wire.encode(answer))
         case .invalid(let burnt):
             failure = burnt ? ("PAIR_CODE_INVALID", "wrong pairing code; too many wrong codes: the active codes are burnt, issue a new one")
@@ -228,6 +234,13 @@ public struct ExportServer: Sendable {
             failure = ("PAIR_CODE_BURNT", "this pairing code was burnt by too many wrong attempts; issue a new one")
         case .used:
             failure = ("PAIR_CODE_USED", "this pairing code was already used; issue a new one")
+        case .appMismatch:
+            // Not a wrong code (no back-off), but never an app identity the owner did not confirm.
+            audit.record(AuditEvent(event: .pairFailure, requestId: context.requestId, address: address,
+                                    detail: .init(reason: "PAIR_APP_NOT_ISSUED", principal: pairing.appId.map { "app:\($0)" })))
+            context.trace.setReason("PAIR_APP_NOT_ISSUED")
+            throw HealthError(.notAuthorized,
+                              "this pairing code was not issued for app '\(pairing.appId ?? "")': the owner issues one with `healthbridge pair-code --app \(pairing.appId ?? "ID")` (or on the console's Pairing page)")
         case .lockedOut(let retry):
             audit.record(AuditEvent(event: .pairFailure, requestId: context.requestId, address: address,
                                     detail: .init(reason: "PAIR_LOCKED_OUT")))
@@ -261,6 +274,7 @@ public struct ExportServer: Sendable {
             ExportTypeInfo(type: type.type, kind: type.kind, displayName: type.displayName, unit: type.unit,
                            count: type.count, first: type.first, last: type.last)
         }
+        auditRead(context, principal: deviceService(context).principal, types: infos.map(\.type), count: infos.count)
         return Self.json(.ok, try JSONEncoder.wire.encode(TypesResponse(status: .ok, types: infos)))
     }
 
@@ -279,17 +293,17 @@ public struct ExportServer: Sendable {
         audit.record(AuditEvent(event: .dataRead, requestId: context.requestId, client: context.client?.auditId,
                                 address: context.remoteAddress,
                                 detail: .init(types: result.types, sampleCount: samples.count,
-                                              start: ISO8601.string(result.start), end: ISO8601.string(result.end))))
+                                              start: ISO8601.string(result.start), end: ISO8601.string(result.end),
+                                              principal: deviceService(context).principal.id)))
         return Self.json(.ok, DataResponseWriter.encode(status: .ok, samples: samples, nextCursor: result.nextCursor))
     }
 
-    /// The service acting for the paired client of this request: `app:<appId>` for a client paired as an app
-    /// (HealthBridgeKit; read denial is never revealed to it), else `device:<clientId>`.
+    /// The service acting for the paired client of this request: `app:<appId>` for a client that redeemed a code
+    /// issued for that app (HealthBridgeKit; read denial is never revealed to it), else `device:<clientId>`. The
+    /// client's id goes along, so that its access requests are its own.
     func deviceService(_ context: ExportContext) -> HealthService {
-        if let appId = context.client?.appId {
-            return service.acting(as: Principal(kind: .app, name: appId))
-        }
-        return service.acting(as: .device(context.client?.id ?? "unknown"))
+        guard let client = context.client else { return service.acting(as: .device("unknown")) }
+        return service.acting(as: client.principal, client: client.id)
     }
 
     /// Paused sharing: health endpoints answer `423 locked` with no data.
@@ -322,10 +336,13 @@ public struct ExportContext: RequestContext {
     public var ingestName: String?
     /// Shared by every copy of this context: lets the outer middleware learn what handlers found out.
     let trace = RequestTrace()
+    /// The connection: the gatekeeper tells its ``ConnectionGuard`` when a push may take the long deadline.
+    let channel: any Channel
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
+        channel = source.channel
     }
 
     public var maxUploadSize: Int { ExportServerConfiguration.defaultMaxBodyBytes }
@@ -477,7 +494,7 @@ struct Gatekeeper: RouterMiddleware {
             if request.uri.string.utf8.count > server.configuration.maxURILength {
                 throw APIError(.uriTooLong, .payloadTooLarge, "the request target is longer than \(server.configuration.maxURILength) bytes")
             }
-            let ingest = path == ExportServer.ingestPath
+            let ingest = ExportServer.ingestPaths.contains(path)
             if let length = request.headers[.contentLength] {
                 guard let value = Int(length), value >= 0 else {
                     throw APIError(.badRequest, .invalidArgument, "invalid Content-Length")
@@ -569,7 +586,8 @@ struct Gatekeeper: RouterMiddleware {
     }
 
     static func format(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(value)
+        if let whole = value.checkedInt64(), Double(whole) == value, abs(value) < 1e15 { return String(whole) }
+        return String(value)
     }
 }
 

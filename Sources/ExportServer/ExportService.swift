@@ -183,16 +183,25 @@ public final class ExportService: Service, Sendable {
 
 /// Issues pairing codes and renders them: the JSON payload, a terminal QR code, the command to pair with.
 public enum PairingCard {
+    /// A new one-time code and its payload; with `appId`, a code issued for that app (the client redeeming it acts
+    /// as `app:<appId>`).
     public static func issue(state: ExportState, identity: ExportIdentity, host: String, port: Int,
-                             lifetime: TimeInterval, now: Date = Date()) throws -> PairingPayload {
-        let (code, expires) = try state.issuePairingCode(lifetime: lifetime, now: now)
+                             lifetime: TimeInterval, appId: String? = nil, now: Date = Date()) throws -> PairingPayload {
+        let (code, expires) = try state.issuePairingCode(lifetime: lifetime, appId: appId, now: now)
         return PairingPayload(host: host, port: port, fingerprint: identity.fingerprint, code: code,
-                              expires: ISO8601.string(expires))
+                              expires: ISO8601.string(expires), appId: appId)
+    }
+
+    /// The clients already acting as `app:<appId>` (not revoked): a second code for an app adds a client to it, and
+    /// the owner is told so.
+    public static func activeClients(of appId: String, state: ExportState) throws -> [ExportState.Client] {
+        try state.clients().filter { $0.appId == appId && !$0.isRevoked }
     }
 
     public static func render(_ payload: PairingPayload, qr: Bool) throws -> String {
         let json = try payload.json()
-        var lines = ["One-time pairing code \(payload.code) (expires \(payload.expires)). Scan, or run on the client:"]
+        let who = payload.appId.map { " for the app \($0) (the client will act as app:\($0))" } ?? " for a device"
+        var lines = ["One-time pairing code \(payload.code)\(who) (expires \(payload.expires)). Scan, or run on the client:"]
         if qr {
             lines.append(try QRCode.encode(Array(json.utf8), level: .medium).terminalString())
         }

@@ -3,6 +3,7 @@ import ExportClient
 import Foundation
 import Synchronization
 import HealthModel
+import HealthService
 import HealthStore
 import GRDB
 
@@ -127,6 +128,11 @@ public final class ExportState: Sendable {
                 );
                 """)
         }
+        migrator.registerMigration("v5") { db in
+            // A code issued for an app (`healthbridge pair-code --app ID`): the app id a client acts as comes from the
+            // code the owner issued, never from what the client says (issue 21). NULL: a plain device code.
+            try db.execute(sql: "ALTER TABLE pair_code ADD COLUMN app_id TEXT")
+        }
         return migrator
     }
 
@@ -159,8 +165,18 @@ public final class ExportState: Sendable {
 
     // MARK: Pairing codes
 
-    /// Issues a one-time code valid for `lifetime`. Only its hash is stored.
-    public func issuePairingCode(lifetime: TimeInterval = 300, now: Date = Date()) throws -> (code: String, expires: Date) {
+    /// Issues a one-time code valid for `lifetime`. Only its hash is stored. With `appId`, the code is issued for
+    /// that app: the client redeeming it acts as `app:<appId>` (the owner confirmed that app by issuing the code);
+    /// without, it pairs a device (`device:<clientId>`).
+    ///
+    /// ```swift
+    /// let (code, expires) = try state.issuePairingCode(appId: "org.example.dietsync")
+    /// ```
+    public func issuePairingCode(lifetime: TimeInterval = 300, appId: String? = nil,
+                                 now: Date = Date()) throws -> (code: String, expires: Date) {
+        if let appId, !PairRequest.isValidAppId(appId) {
+            throw ExportServerError.state("an app id is 1 to 128 letters, digits, '.', '-' or '_'")
+        }
         var generator = SystemRandomNumberGenerator()
         let raw = String((0..<8).map { _ in Self.codeAlphabet[Int.random(in: 0..<Self.codeAlphabet.count, using: &generator)] })
         let code = String(raw.prefix(4)) + "-" + String(raw.suffix(4))
@@ -169,8 +185,9 @@ public final class ExportState: Sendable {
             try db.execute(sql: "DELETE FROM pair_code WHERE expires_at < ?", arguments: [now.timeIntervalSince1970 - 86_400])
             // A new code gives every address a fresh budget of wrong codes.
             try db.execute(sql: "DELETE FROM pair_failure")
-            try db.execute(sql: "INSERT INTO pair_code (code_hash, created_at, expires_at) VALUES (?, ?, ?)",
-                           arguments: [Data(Self.codeHash(String(code))), now.timeIntervalSince1970, expires.timeIntervalSince1970])
+            try db.execute(sql: "INSERT INTO pair_code (code_hash, created_at, expires_at, app_id) VALUES (?, ?, ?, ?)",
+                           arguments: [Data(Self.codeHash(String(code))), now.timeIntervalSince1970, expires.timeIntervalSince1970,
+                                       appId])
         }
         return (String(code), expires)
     }
@@ -184,6 +201,9 @@ public final class ExportState: Sendable {
         case burnt
         /// The code was already used.
         case used
+        /// The client claimed an app id the code was not issued for (a plain device code, or a code for another
+        /// app). The code is not used up: the owner's client can still redeem it as issued.
+        case appMismatch
         /// This address sent ``ExportState/maxCodeFailures`` wrong codes: it may not redeem any code until a new one
         /// is issued or `retryAfter` seconds have passed. Other addresses are not affected.
         case lockedOut(retryAfter: Int)
@@ -199,6 +219,9 @@ public final class ExportState: Sendable {
     /// Redeems a code: on success marks it used and creates a client whose token only the caller sees. Wrong codes
     /// are counted per address: the ``maxCodeFailures``-th locks that address out (``Redemption/lockedOut(retryAfter:)``)
     /// without burning the code for anyone else; only ``maxTotalCodeFailures`` wrong codes in all burn the active codes.
+    ///
+    /// The client's app id is the one the code was issued for (``issuePairingCode(lifetime:appId:now:)``), never a
+    /// claim: `appId` is only checked against it (``Redemption/appMismatch`` when they differ).
     public func redeem(code: String, clientName: String, appId: String? = nil, address: String = "unknown",
                        now: Date = Date()) async throws -> Redemption {
         let hash = Data(Self.codeHash(code))
@@ -212,22 +235,24 @@ public final class ExportState: Sendable {
                     return .lockedOut(retryAfter: max(1, Int((Self.lockout - (t - last)).rounded(.up))))
                 }
             }
-            if let row = try Row.fetchOne(db, sql: "SELECT id, expires_at, state FROM pair_code WHERE code_hash = ?",
+            if let row = try Row.fetchOne(db, sql: "SELECT id, expires_at, state, app_id FROM pair_code WHERE code_hash = ?",
                                           arguments: [hash]) {
                 let state: String = row["state"]
                 let expires: Double = row["expires_at"]
+                let issuedFor: String? = row["app_id"]
                 switch state {
                 case "used": return .used
                 case "burnt": return .burnt
                 default:
                     if expires <= t { return .expired }
+                    if let appId, appId != issuedFor { return .appMismatch }
                     try db.execute(sql: "UPDATE pair_code SET state = 'used' WHERE id = ?", arguments: [row["id"] as Int64])
                     try db.execute(sql: "DELETE FROM pair_failure WHERE address = ?", arguments: [address])
                     let token = Self.newToken()
                     var generator = SystemRandomNumberGenerator()
                     let id = CertificateFingerprint.hex((0..<6).map { _ in UInt8.random(in: 0...255, using: &generator) })
                     try db.execute(sql: "INSERT INTO client (id, name, token_hash, created_at, app_id) VALUES (?, ?, ?, ?, ?)",
-                                   arguments: [id, clientName, Data(Self.tokenHash(token)), t, appId])
+                                   arguments: [id, clientName, Data(Self.tokenHash(token)), t, issuedFor])
                     return .paired(token: token, clientID: id)
                 }
             }
@@ -257,10 +282,15 @@ public final class ExportState: Sendable {
         public var createdAt: Date
         public var lastSeenAt: Date?
         public var revokedAt: Date?
-        /// Set when paired as an app (HealthBridgeKit).
+        /// Set when paired with a code issued for an app (HealthBridgeKit; `healthbridge pair-code --app ID`).
         public var appId: String?
         /// How audit entries name this client.
         public var auditId: String { ExportState.clientHash(id) }
+        /// The principal this client acts as: `app:<appId>` when it redeemed a code issued for that app, else
+        /// `device:<clientId>`.
+        public var principal: Principal {
+            appId.map { Principal(kind: .app, name: $0) } ?? .device(id)
+        }
         public var isRevoked: Bool { revokedAt != nil }
     }
 
@@ -274,6 +304,13 @@ public final class ExportState: Sendable {
     public func clients() throws -> [Client] {
         try pool.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM client ORDER BY created_at").map(Self.client)
+        }
+    }
+
+    /// One client by id (nil if none).
+    public func client(id: String) async throws -> Client? {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM client WHERE id = ?", arguments: [id]).map(Self.client)
         }
     }
 

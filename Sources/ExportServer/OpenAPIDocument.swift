@@ -79,13 +79,14 @@ public enum OpenAPIDocument {
             "/api/v1/pair": [
                 "post": [
                     "operationId": "pair",
-                    "summary": "Redeem a one-time pairing code for a client token.",
+                    "summary": "Redeem a one-time pairing code for a client token. A client acts as app:<appId> only with a code the owner issued for that app (`healthbridge pair-code --app ID`); an appId the code was not issued for is refused (403 HEALTH_NOT_AUTHORIZED, the code stays usable).",
                     "security": [],
                     "requestBody": ["required": true, "content": content("PairRequest")],
                     "responses": [
                         "200": response("Paired. The token is shown once.", "PairResponse"),
                         "400": response("Malformed body.", "Error"),
                         "401": response("Wrong, expired, used or burnt code.", "Error"),
+                        "403": response("HEALTH_NOT_AUTHORIZED: the code was not issued for the appId given.", "Error"),
                         "413": response("Body larger than \(ExportServerConfiguration.defaultMaxBodyBytes / 1024) KB.", "Error"),
                         "429": response("Too many wrong codes from this address.", "Error", headers: retryAfter),
                     ],
@@ -129,8 +130,15 @@ public enum OpenAPIDocument {
                  query("source", "Only these sources, comma-separated."),
                  query("skip_empty", "Leave out empty buckets.", ["type": "boolean"]),
                  query("unit", "Values in this unit (kcal, kJ, lb, mi, …)."),
-                 query("limit", "Buckets per page.", ["type": "integer", "minimum": 1, "maximum": 100000]), cursorParameter],
+                 query("limit", "Buckets per page.", ["type": "integer", "minimum": 1, "maximum": 100000]), cursorParameter,
+                 query("contributions", "Cumulative types: which source won — each source's part of the merged total beside its own unmerged total.", ["type": "boolean"])],
                 "SummaryResult"),
+            "/api/v1/health/coverage": useCase(
+                "coverage", "Per day (or hour) of a range, which sources recorded a type with their sample counts, and the gaps where nothing was recorded (missing, not 0). A type this client may not read looks like a type without data.",
+                [query("type", "A quantity or category type.", required: true),
+                 query("start", "Start: \(dateHelp). Default 30d."), endParameter,
+                 query("interval", "day (default) or hour.", ["type": "string", "enum": ["day", "hour"]]), zoneParameter],
+                "CoverageResult"),
             "/api/v1/health/latest": useCase(
                 "latest", "The most recent sample of a type.",
                 [query("type", "A quantity or category type.", required: true), query("source", "Only these sources."), zoneParameter],
@@ -147,7 +155,7 @@ public enum OpenAPIDocument {
                  cursorParameter],
                 "WorkoutsResult"),
             "/api/v1/health/workouts/{uuid}": useCase(
-                "workout", "One workout: statistics, events, metadata, route summary and a page of route points.",
+                "workout", "One workout: statistics, events, metadata, route summary and a page of route points. The route is a type of its own (workoutRoute): without a workoutRoute read grant the workout looks as if it had no route (no summary, no points, route_point_count 0).",
                 [["name": "uuid", "in": "path", "required": true, "schema": ["type": "string", "format": "uuid"]],
                  query("route_offset", "First route point.", ["type": "integer", "minimum": 0]),
                  query("route_limit", "Route points (0 for the summary only).", ["type": "integer", "minimum": 0, "maximum": 5000]),
@@ -160,7 +168,7 @@ public enum OpenAPIDocument {
                  cursorParameter],
                 "ActivityResult"),
             "/api/v1/health/sources": useCase(
-                "sources", "Sources; with type, that type's sources in the order its statistics merge by.",
+                "sources", "Sources of the types this client may read, with those types' counts; with type, that type's sources in the order its statistics merge by (none for a type it may not read).",
                 [query("type", "A type.")], "SourcesResult"),
             "/api/v1/health/today": useCase(
                 "today", "Today so far: steps and active energy merged by priority, resting heart rate, last night, workouts.",
@@ -185,7 +193,7 @@ public enum OpenAPIDocument {
                 "post": [
                     "operationId": "ingestHealthAutoExport",
                     "summary": "Receive a Health Auto Export push (the iOS app's REST API automation, JSON). Each item is stored once, whatever is re-sent; aggregated totals replace their bucket when re-sent with a new total.",
-                    "description": "Authorization: Bearer <ingest token> from `healthbridge ingest-token create NAME` (not a paired client's token). Body up to 64 MB; unknown metrics are counted in the answer, malformed JSON is 400 and writes nothing.",
+                    "description": "Authorization: Bearer <ingest token> from `healthbridge ingest-token create NAME` (not a paired client's token). Body up to 64 MB and 1,000,000 objects; unknown metrics are counted in the answer, malformed JSON is 400 and writes nothing. Every item passes the checks every write passes (a finite value within its type's bounds in its canonical unit, dates from 1900 to a little after now, a span of at most 370 days, a night's stage at most a day): an item that fails is counted under `rejected` with the first reason per metric in `reasons`, never stored. Bucket totals are stored under a source of this token's own (`Health Auto Export (ingest:NAME)`), so two tokens never replace each other's totals.",
                     "security": [["bearerAuth": []]],
                     "parameters": .array(["automation-name", "automation-id", "automation-aggregation", "automation-period",
                                           "session-id"].map { name in
@@ -197,7 +205,21 @@ public enum OpenAPIDocument {
                     "responses": merged(commonErrors, [
                         "200": response("Stored: counts per type, what was new, replaced or already stored, what was kept aside.", "IngestReport"),
                         "403": response("The token has no write grant for a type of the payload (HEALTH_NOT_AUTHORIZED); nothing written.", "Error"),
-                        "413": response("Body larger than 64 MB.", "Error"),
+                        "413": response("Body larger than 64 MB, or more than 1,000,000 objects.", "Error"),
+                    ]),
+                ],
+            ],
+            "/api/v1/ingest/health-connect": [
+                "post": [
+                    "operationId": "ingestHealthConnect",
+                    "summary": "Receive an Android phone's Health Connect records as the app HC Webhook (github.com/mcnaveen/health-connect-webhook) pushes them (JSON). Each record is stored once, whatever is re-sent.",
+                    "description": "Authorization: Bearer <ingest token> from `healthbridge ingest-token create NAME`, the same tokens as Health Auto Export's. Body up to 64 MB and 1,000,000 objects. Mapped to HealthKit: steps, distance (walking + running), active_calories, heart_rate (a {avg, min, max} aggregate keeps its min and max), resting_heart_rate, respiratory_rate, oxygen_saturation, weight, height, lean_body_mass, body_fat, body_temperature, basal_body_temperature, blood_glucose, blood_pressure, vo2_max, hydration, nutrition, sleep (stages: light → core, sleeping → asleep, awake in bed → awake) and exercise (workouts). Not mapped, counted under `unknown`: total_calories, heart_rate_variability (RMSSD, not SDNN), bmi (computed by the app), basal_metabolic_rate and other sections. Each record's source is its data origin (the package name of the app that wrote it). Every record passes the checks every write passes; one that fails is counted under `rejected` with the first reason per section in `reasons`.",
+                    "security": [["bearerAuth": []]],
+                    "requestBody": ["required": true, "content": content("HealthConnectPayload")],
+                    "responses": merged(commonErrors, [
+                        "200": response("Stored: counts per type, what was new or already stored, what was kept aside.", "IngestReport"),
+                        "403": response("The token has no write grant for a type of the payload (HEALTH_NOT_AUTHORIZED); nothing written.", "Error"),
+                        "413": response("Body larger than 64 MB, or more than 1,000,000 objects.", "Error"),
                     ]),
                 ],
             ],
@@ -217,7 +239,7 @@ public enum OpenAPIDocument {
                          "security": [["bearerAuth": []]],
                          "requestBody": ["required": true, "content": content("AccessRequestInput")],
                          "responses": merged(commonErrors, [
-                             "200": response("Filed (request absent when every type was already decided); the write status of each type.", "AccessRequestFiling"),
+                             "200": response("Filed (request absent when every type was already decided); every read asked is recorded whatever is granted; the write status of each type.", "AccessRequestFiling"),
                          ])],
             ],
             "/api/v1/access/status": [
@@ -243,7 +265,7 @@ public enum OpenAPIDocument {
                 "properties": ["code": ["type": "string", "maxLength": 32],
                                "clientName": ["type": "string", "minLength": 1, "maxLength": 64],
                                "appId": ["type": "string", "minLength": 1, "maxLength": 128, "pattern": "^[A-Za-z0-9._-]+$",
-                                         "description": "Pair as an app (HealthBridgeKit): the client acts as app:<appId>."]],
+                                         "description": "The app the code was issued for (HealthBridgeKit). A check, not a claim: the app id comes from the code (`healthbridge pair-code --app ID`); a code not issued for this app is refused with 403 HEALTH_NOT_AUTHORIZED."]],
             ],
             "AccessRequestInput": [
                 "type": "object",
@@ -252,7 +274,9 @@ public enum OpenAPIDocument {
             ],
             "AccessRequest": [
                 "type": "object", "required": ["id", "principal", "read", "write", "reasons", "createdAt", "status"],
-                "properties": ["id": string, "principal": string, "read": ["type": "array", "items": string],
+                "properties": ["id": string, "principal": string,
+                               "client": ["type": "string", "description": "The paired client that filed it: each client of an app has its own pending request and reasons."],
+                               "read": ["type": "array", "items": string],
                                "write": ["type": "array", "items": string],
                                "reasons": ["type": "object", "additionalProperties": string],
                                "createdAt": ["type": "string", "format": "date-time"],
@@ -276,7 +300,8 @@ public enum OpenAPIDocument {
             "PairResponse": [
                 "type": "object", "required": ["token", "clientId"],
                 "properties": ["token": ["type": "string", "description": "256 random bits, base64url."],
-                               "clientId": string, "deviceName": string],
+                               "clientId": string, "deviceName": string,
+                               "appId": ["type": "string", "description": "The app this client acts as (app:<appId>): the one its code was issued for. Absent for a device."]],
             ],
             "Status": [
                 "type": "object",
@@ -395,7 +420,8 @@ public enum OpenAPIDocument {
         let bucket = object(["start", "end", "count", "sources"], [
             "start": instant, "end": instant, "date": string, "sum": number, "average": number, "min": number,
             "max": number, "most_recent": number, "most_recent_at": instant, "durations_minutes": map,
-            "count": integer, "sources": array(string),
+            "count": integer, "sources": array(string), "no_data": boolean,
+            "contributions": ["type": "object", "additionalProperties": number],
         ])
         let night = object(["date", "in_bed_minutes", "asleep_minutes", "core_minutes", "deep_minutes", "rem_minutes",
                             "unspecified_minutes", "awake_minutes", "sources"], [
@@ -434,9 +460,19 @@ public enum OpenAPIDocument {
                                    "workouts": array(["type": "object"])],
                 ]],
             ],
+            "HealthConnectPayload": [
+                "type": "object",
+                "description": "HC Webhook's payload: record lists by section, each record with its times (`time`, or `start_time` and `end_time`, ISO 8601), its value fields and `metadata.data_origin`.",
+                "properties": ["timestamp": string, "app_version": string,
+                               "steps": array(["type": "object"]), "heart_rate": array(["type": "object"]),
+                               "sleep": array(["type": "object"]), "distance": array(["type": "object"]),
+                               "active_calories": array(["type": "object"]), "weight": array(["type": "object"]),
+                               "blood_pressure": array(["type": "object"]), "exercise": array(["type": "object"]),
+                               "nutrition": array(["type": "object"])],
+            ],
             "IngestReport": object(["format", "inserted", "replaced", "unchanged", "types", "routePoints", "unknown",
                                     "rejected", "reasons", "anchor"], [
-                "format": ["type": "string", "enum": ["health-auto-export"]], "inserted": integer, "replaced": integer,
+                "format": ["type": "string", "enum": ["health-auto-export", "health-connect"]], "inserted": integer, "replaced": integer,
                 "unchanged": integer, "types": ["type": "object", "additionalProperties": integer],
                 "routePoints": integer, "unknown": ["type": "object", "additionalProperties": integer],
                 "rejected": ["type": "object", "additionalProperties": integer],
@@ -459,8 +495,21 @@ public enum OpenAPIDocument {
                 ["type": string, "unit": string, "interval": string, "time_zone": string, "start": instant, "end": instant,
                  "statistics": array(string), "merged": boolean, "source_priority": array(string), "merge_note": string,
                  "buckets": array(bucket), "total_sum": number,
-                 "by_source": array(object(["source", "buckets"], ["source": string, "buckets": array(bucket)]))]
+                 "by_source": array(object(["source", "buckets"], ["source": string, "buckets": array(bucket)])),
+                 "contributions": array(object(["source", "contribution", "own_total"],
+                                               ["source": string, "contribution": number, "own_total": number]))]
                     .merging(paging) { a, _ in a }),
+            "CoverageResult": object(
+                ["type", "interval", "time_zone", "start", "end", "buckets", "gaps", "sources", "buckets_with_data",
+                 "empty_buckets"],
+                ["type": string, "interval": string, "time_zone": string, "start": instant, "end": instant,
+                 "buckets": array(object(["start", "end", "count", "no_data", "sources"], [
+                    "start": instant, "end": instant, "date": string, "count": integer, "no_data": boolean,
+                    "sources": array(object(["source", "count"], ["source": string, "count": integer]))])),
+                 "gaps": array(object(["start", "end", "buckets"], ["start": instant, "end": instant, "buckets": integer])),
+                 "sources": array(object(["source", "count", "buckets_with_data"], [
+                    "source": string, "count": integer, "buckets_with_data": integer, "first": instant, "last": instant])),
+                 "buckets_with_data": integer, "empty_buckets": integer]),
             "LatestResult": object(["type", "found", "time_zone"], [
                 "type": string, "found": boolean, "value": number, "unit": string, "category": string, "start": instant,
                 "end": instant, "source": string, "age_hours": number, "time_zone": string, "note": string,

@@ -122,7 +122,7 @@ public final class NodeInvokeHandler: Sendable {
                 }
                 return try Self.encode(try await service.upstreamSummary(params))
             }
-            try Self.checkKeys(object, allowed: ["type", "startISO", "endISO", "interval"], command: command)
+            try Self.checkKeys(object, allowed: ["type", "startISO", "endISO", "interval", "contributions"], command: command)
             let params = try Self.decode(OpenClawHealthSummaryParams.self, object, command: command)
             return try Self.encode(try await service.summary(params))
         case .subscribe, .unsubscribe:
@@ -161,6 +161,11 @@ public final class NodeInvokeHandler: Sendable {
             try Self.checkKeys(object, allowed: ["startISO", "endISO"], command: command)
             let params = try Self.decode(OpenClawHealthSleepParams.self, object, command: command)
             return try Self.encode(try await service.sleep(params))
+        case .coverage:
+            let object = try Self.paramsObject(paramsJSON, command: command)
+            try Self.checkKeys(object, allowed: ["type", "startISO", "endISO", "interval"], command: command)
+            let params = try Self.decode(OpenClawHealthCoverageParams.self, object, command: command)
+            return try Self.encode(try await service.coverage(params))
         case nil:
             throw NodeInvokeError.invalidRequest("unknown command")
         }

@@ -25,7 +25,7 @@ public enum HAEBucket: String, Sendable, Equatable, CaseIterable {
             // Whole local days: a day with a daylight-saving change is still one day of the written offset.
             return start.seconds + (self == .day ? 86_400 : 7 * 86_400)
         case .month, .year:
-            let local = Int((start.seconds + Double(start.offset)).rounded(.down))
+            let local = (start.seconds + Double(start.offset)).clampedInt(rounding: .down)
             let days = local >= 0 ? local / 86_400 : (local - 86_399) / 86_400
             let (y, m, d) = HAEBucket.civil(fromDays: days)
             let nextMonth = self == .month ? (m == 12 ? (y + 1, 1) : (y, m + 1)) : (y + 1, m)
@@ -36,7 +36,7 @@ public enum HAEBucket: String, Sendable, Equatable, CaseIterable {
 
     /// Whether `date` lies on a boundary of this grouping in its own offset (hours start at :00:00…).
     func isAligned(_ date: HAEDate) -> Bool {
-        let local = Int((date.seconds + Double(date.offset)).rounded(.down))
+        let local = (date.seconds + Double(date.offset)).clampedInt(rounding: .down)
         guard Double(local) == date.seconds + Double(date.offset) else { return false }
         let inDay = ((local % 86_400) + 86_400) % 86_400
         switch self {

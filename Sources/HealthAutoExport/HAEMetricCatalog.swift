@@ -40,6 +40,23 @@ public enum HAEMetricCatalog {
         "dietary_caffeine": "dietaryCaffeine", "caffeine": "dietaryCaffeine",
         "blood_pressure_systolic": "bloodPressureSystolic", "blood_pressure_diastolic": "bloodPressureDiastolic",
         "number_of_times_fallen": "numberOfTimesFallen", "uv_exposure": "uvExposure",
+        // Nutrients whose HealthKit name orders its words differently; the others are `dietary` + the camelCase of
+        // the name (calcium → dietaryCalcium, vitamin_b12 → dietaryVitaminB12): see ``type(for:)``.
+        "monounsaturated_fat": "dietaryFatMonounsaturated", "polyunsaturated_fat": "dietaryFatPolyunsaturated",
+        "dietary_fat_monounsaturated": "dietaryFatMonounsaturated",
+        "dietary_fat_polyunsaturated": "dietaryFatPolyunsaturated", "fat_total": "dietaryFatTotal",
+        "carbs": "dietaryCarbohydrates", "sugar": "dietarySugar", "dietary_fiber": "dietaryFiber",
+        "energy_consumed": "dietaryEnergyConsumed", "dietary_energy_consumed": "dietaryEnergyConsumed",
+        "vitamin_b_6": "dietaryVitaminB6", "vitamin_b_12": "dietaryVitaminB12", "folic_acid": "dietaryFolate",
+        "pantothenic_acid": "dietaryPantothenicAcid",
+        // Vitals and body measurements under HAE's spellings.
+        "body_fat": "bodyFatPercentage", "weight": "bodyMass", "bmi": "bodyMassIndex",
+        "blood_oxygen": "oxygenSaturation",
+        "spo2": "oxygenSaturation", "forced_expiratory_volume": "forcedExpiratoryVolume1",
+        "walking_step_length": "walkingStepLength", "walking_speed": "walkingSpeed",
+        "physical_effort": "physicalEffort", "wrist_temperature": "appleSleepingWristTemperature",
+        "sleeping_wrist_temperature": "appleSleepingWristTemperature",
+        "atrial_fibrillation_burden": "atrialFibrillationBurden",
     ]
 
     /// The quantity type of a metric name, or nil when the name is not one HealthBridge knows (sleep and blood
@@ -51,6 +68,14 @@ public enum HAEMetricCatalog {
         let parts = lowered.split(separator: "_")
         guard let head = parts.first else { return nil }
         let camel = String(head) + parts.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+        if let type = quantityType(camel) { return type }
+        // Nutrients are sent without HealthKit's `dietary` prefix: calcium, iron, vitamin_c, zinc…
+        return quantityType("dietary" + camel.prefix(1).uppercased() + camel.dropFirst())
+            .flatMap { $0.hasPrefix("dietary") ? $0 : nil }
+    }
+
+    /// The registered quantity type named exactly `camel` (any case), or nil.
+    static func quantityType(_ camel: String) -> String? {
         guard let type = try? SampleTypeRegistry.resolve(camel), type.kind == .quantity,
               type.identifier.lowercased() == camel.lowercased() else { return nil }
         return type.identifier
@@ -75,8 +100,12 @@ public enum HAEMetricCatalog {
         case "ml/(kg·min)", "ml/(kg*min)", "mL/(kg·min)", "ml/kg/min", "mL/min·kg": return "mL/min·kg"
         case "mi/hr", "mph": return "mi/hr"
         case "km/hr", "kmh", "km/h": return "km/hr"
+        case "µg", "μg", "ug": return "mcg"
+        case "ml", "mL", "millilitres", "milliliters": return "mL"
+        case "l", "L", "litres", "liters": return "L"
+        case "%", "percent": return "%"
         case "": return ""
-        default: return trimmed
+        default: return HAELocalizedNames.unit(trimmed) ?? trimmed
         }
     }
 }

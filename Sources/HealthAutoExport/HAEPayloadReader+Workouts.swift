@@ -16,7 +16,7 @@ extension HAEPayloadReader {
         }
         try reader.beginObject()
         var id: String?, name: String?, startText: String?, endText: String?, duration: Double?
-        var energy: Double?, distance: Double?
+        var energy: Double?, energySeries: Double?, distance: Double?
         var heart: (min: Double, sum: Double, count: Int, max: Double) = (.infinity, 0, 0, -.infinity)
         var heartSummary: (min: Double?, avg: Double?, max: Double?)
         var route = RoutePointColumns()
@@ -31,8 +31,17 @@ extension HAEPayloadReader {
             case "location": metadata["HealthBridgeLocation"] = try reader.optionalString()
             case "isIndoor":
                 if try reader.peek() == .bool { metadata["HKIndoorWorkout"] = try reader.bool() ? "1" : "0" } else { try reader.skipValue() }
-            case "activeEnergyBurned", "activeEnergy":
+            case "activeEnergyBurned":
+                // The workout's total (version 1 and 2).
                 energy = try measure(&reader, to: "kcal")
+            case "activeEnergy":
+                // Version 2: the per-minute series [{date, qty, units}], summed when no total is sent; version 1
+                // files may send a total {qty, units} under this name.
+                if try reader.peek() == .array {
+                    energySeries = try sumSeries(&reader, to: "kcal")
+                } else {
+                    energySeries = try measure(&reader, to: "kcal")
+                }
             case "distance":
                 distance = try measure(&reader, to: "m")
             case "elevationUp":
@@ -93,6 +102,7 @@ extension HAEPayloadReader {
             for i in route.time.indices where route.time[i].isNaN { route.time[i] = start.seconds + span * Double(i) / last }
         }
         let title = name?.trimmingSpacesAndNewlines ?? ""
+        if energy == nil { energy = energySeries }
         var rate: (Double, Double, Double)?
         if let avg = heartSummary.avg {
             rate = (heartSummary.min ?? avg, avg, heartSummary.max ?? avg)
@@ -104,6 +114,23 @@ extension HAEPayloadReader {
                           duration: duration ?? (end - start.seconds), activeEnergy: energy, distance: distance,
                           heartRate: rate.map { (minimum: $0.0, average: $0.1, maximum: $0.2) }, route: route,
                           metadata: metadata)
+    }
+
+    /// The sum of a series `[{date, qty, units}]` in `unit` (points that cannot be read or converted are left
+    /// out); nil when no point could be.
+    ///
+    /// ```swift
+    /// // [{"date": "…", "qty": 4.2, "units": "kcal"}, {"date": "…", "qty": 5.1, "units": "kcal"}]
+    /// try sumSeries(&reader, to: "kcal")   // 9.3
+    /// ```
+    func sumSeries(_ reader: inout JSONPullReader, to unit: String) throws -> Double? {
+        try reader.beginArray()
+        var total: Double?
+        while try reader.nextElement() {
+            guard let value = try measure(&reader, to: unit), value.isFinite else { continue }
+            total = (total ?? 0) + value
+        }
+        return total
     }
 
     /// `{qty, units}` in `unit`; nil when absent or not convertible.
@@ -145,6 +172,13 @@ extension HAEPayloadReader {
                 }
             }
             guard let lat, let lon, (-90...90).contains(lat), (-180...180).contains(lon) else { continue }
+            // A measure outside what a GPS fix can say is no measure (NaN, as when absent).
+            func within(_ value: Double, _ range: ClosedRange<Double>) -> Double { range.contains(value) ? value : .nan }
+            altitude = within(altitude, -1_000...20_000)
+            speed = within(speed, 0...1_000)
+            course = within(course, -1...360)
+            horizontal = within(horizontal, -1...100_000)
+            vertical = within(vertical, -1...100_000)
             // Version 1 points may have no time: they keep their order, timed at the workout's start later.
             route.append(time: time ?? .nan, latitude: lat, longitude: lon, elevation: altitude, speed: speed,
                          course: course, horizontalAccuracy: horizontal, verticalAccuracy: vertical)
@@ -154,6 +188,8 @@ extension HAEPayloadReader {
     /// HealthKit's activity type for HAE's workout names (`Outdoor Run`, `Traditional Strength Training`…);
     /// `other` when none fits.
     static func activityType(_ name: String) -> String {
+        // A phone set to another language names its workouts in it: "Course à pied", "Laufen", "Corsa".
+        if let localized = HAELocalizedNames.workout(name) { return localized }
         var words = name.lowercased().split(separator: " ").map(String.init)
         if let first = words.first, ["outdoor", "indoor", "pool", "open"].contains(first), words.count > 1 {
             words.removeFirst()

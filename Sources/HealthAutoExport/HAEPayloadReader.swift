@@ -110,151 +110,211 @@ public struct HAEPayloadReader: Sendable {
         var sleepDates: [String: String] = [:]
     }
 
+    /// Reads one metric and hands on each point as soon as it is read: nothing per point is kept but, when the
+    /// payload does not name its grouping, the point's date (16 bytes) for a first pass that recognises it. A body
+    /// of junk elements costs no memory (issue 21: every element used to become a 200-byte point first).
     func readMetric(_ reader: inout JSONPullReader, _ summary: inout HAEReadSummary,
                     _ item: (HAEItem) throws -> Void) throws {
         guard try reader.peek() == .object else { try reader.skipValue(); return }
         try reader.beginObject()
         var name: String?
         var units = ""
-        var points: [Point] = []
-        var deferred: JSONPullReader?
+        var data: JSONPullReader?
         while let key = try reader.nextKey() {
             switch key {
             case "name": name = try reader.optionalString()
             case "units": units = try reader.optionalString() ?? ""
             case "data":
                 guard try reader.peek() == .array else { try reader.skipValue(); continue }
-                if name == nil {
-                    deferred = reader   // the name comes later: read the points once the object is done
-                    try reader.skipValue()
-                } else {
-                    points = try readPoints(&reader)
-                }
+                data = reader   // read once the name and units are known (they may come after the data)
+                try reader.skipValue()
             default: try reader.skipValue()
             }
         }
-        if var later = deferred { points = try readPoints(&later) }
+        guard var data else { return }
         guard let name = name?.trimmingSpacesAndNewlines, !name.isEmpty else {
-            if !points.isEmpty { summary.unknown["(metric without a name)", default: 0] += points.count }
+            let count = try Self.countElements(data)
+            if count > 0 { summary.unknown["(metric without a name)", default: 0] += count }
             return
         }
-        summary.items[name, default: 0] += points.count
-        try map(name: name, units: units, points: points, &summary, item)
-    }
-
-    func readPoints(_ reader: inout JSONPullReader) throws -> [Point] {
-        var points: [Point] = []
-        try reader.beginArray()
-        while try reader.nextElement() {
-            guard try reader.peek() == .object else { try reader.skipValue(); points.append(Point()); continue }
-            try reader.beginObject()
-            var point = Point()
-            while let key = try reader.nextKey() {
-                switch key {
-                case "date": point.date = try reader.optionalString()
-                case "startDate", "start": point.startDate = try reader.optionalString()
-                case "endDate", "end": point.endDate = try reader.optionalString()
-                case "qty": point.qty = try reader.lenientNumber()
-                case "Min", "min": point.min = try reader.lenientNumber()
-                case "Avg", "avg": point.avg = try reader.lenientNumber()
-                case "Max", "max": point.max = try reader.lenientNumber()
-                case "systolic": point.systolic = try reader.lenientNumber()
-                case "diastolic": point.diastolic = try reader.lenientNumber()
-                case "value": point.value = try reader.optionalString()
-                case "source", "sleepSource": point.source = try reader.optionalString()
-                case "mealTime": point.mealTime = try reader.optionalString()
-                case "totalSleep", "asleep", "core", "deep", "rem", "awake", "inBed":
-                    point.sleep[key] = try reader.lenientNumber()
-                case "sleepStart", "sleepEnd", "inBedStart", "inBedEnd":
-                    point.sleepDates[key] = try reader.optionalString()
-                default: try reader.skipValue()
-                }
+        guard let mapping = try MetricMapping(name: name, units: units, data: data, aggregation: aggregation) else {
+            summary.unknown[name, default: 0] += try Self.countElements(data)
+            return
+        }
+        try data.beginArray()
+        while try data.nextElement() {
+            summary.items[name, default: 0] += 1
+            let point = try Self.readPoint(&data)
+            if let unit = mapping.badUnit {
+                summary.reject(name, "unit '\(unit)' is not a unit of \(mapping.type) (\(mapping.canonical))")
+                continue
             }
-            points.append(point)
+            if mapping.isSleep {
+                try mapSleep(point, units: units, &summary, item)
+            } else {
+                try map(point, mapping, &summary, item)
+            }
         }
-        return points
     }
 
-    func map(name: String, units: String, points: [Point], _ summary: inout HAEReadSummary,
-             _ item: (HAEItem) throws -> Void) throws {
-        if name == HAEMetricCatalog.sleep {
-            try mapSleep(points, units: units, &summary, item)
-            return
+    /// The number of elements of the array `reader` stands before, checking that they are well-formed.
+    static func countElements(_ reader: JSONPullReader) throws -> Int {
+        var copy = reader
+        var count = 0
+        try copy.beginArray()
+        while try copy.nextElement() { try copy.skipValue(); count += 1 }
+        return count
+    }
+
+    /// What is fixed for every point of one metric: its HealthKit type, the unit conversion and the grouping.
+    struct MetricMapping {
+        /// The metric's name in the payload (`step_count`).
+        var name: String
+        var type: String
+        var canonical: String
+        var sampleType: SampleType?
+        var isPressure = false
+        var isSleep = false
+        var converter: HealthModel.UnitConverter?
+        var percent = false
+        /// The payload's unit when it is not a unit of the type: every point is rejected.
+        var badUnit: String?
+        var bucket: HAEBucket?
+
+        /// nil for a metric HealthBridge does not know.
+        init?(name: String, units: String, data: JSONPullReader, aggregation: HAEBucket?) throws {
+            self.name = name
+            if name == HAEMetricCatalog.sleep {
+                type = "sleepAnalysis"; canonical = ""; isSleep = true
+                return
+            }
+            isPressure = name == HAEMetricCatalog.bloodPressure
+            guard let type = isPressure ? "bloodPressureSystolic" : HAEMetricCatalog.type(for: name),
+                  let sampleType = try? SampleTypeRegistry.resolve(type), let canonical = sampleType.canonicalUnit else {
+                return nil
+            }
+            self.type = type; self.sampleType = sampleType; self.canonical = canonical
+            // The payload's unit, converted by the unit system; "%" values are sent as 0–100.
+            let given = HAEMetricCatalog.unit(units)
+            do throws(HealthError) {
+                converter = given.isEmpty ? nil : try HealthUnit.parse(given).converter(to: HealthUnit.parse(canonical))
+            } catch {
+                badUnit = units
+                return
+            }
+            percent = given == "%" && canonical == "%"
+            // Buckets or samples: the request's grouping, else the spacing of the dates (a first pass that keeps
+            // only the dates).
+            bucket = try aggregation ?? HAEBucket.infer(Self.bucketDates(data))
         }
-        let isPressure = name == HAEMetricCatalog.bloodPressure
-        guard let type = isPressure ? "bloodPressureSystolic" : HAEMetricCatalog.type(for: name),
-              let sampleType = try? SampleTypeRegistry.resolve(type), let canonical = sampleType.canonicalUnit else {
-            summary.unknown[name, default: 0] += points.count
-            return
-        }
-        // The payload's unit, converted by the unit system; "%" values are sent as 0–100.
-        let given = HAEMetricCatalog.unit(units)
-        let converter: HealthModel.UnitConverter?
-        do throws(HealthError) {
-            converter = given.isEmpty ? nil : try HealthUnit.parse(given).converter(to: HealthUnit.parse(canonical))
-        } catch {
-            for _ in points { summary.reject(name, "unit '\(units)' is not a unit of \(type) (\(canonical))") }
-            return
-        }
-        let percent = given == "%" && canonical == "%"
+
         func convert(_ value: Double) -> Double {
             let number = percent && value > 1 ? value / 100 : value
             return converter?.convert(number) ?? number
         }
-        // Buckets or samples: the request's grouping, else the spacing of the dates.
-        let dates = points.map { point in point.startDate == nil ? point.date.flatMap { HAEDate.parse($0) } : nil }
-        let bucket = aggregation ?? HAEBucket.infer(dates.compactMap { $0 })
-        for (index, point) in points.enumerated() {
-            let start: HAEDate
-            var end: Double
-            var aggregated = false
-            if let text = point.startDate {
-                guard let s = HAEDate.parse(text) else { summary.reject(name, "unreadable date '\(text.prefix(40))'"); continue }
-                start = s
-                end = point.endDate.flatMap { HAEDate.parse($0)?.seconds } ?? s.seconds
-            } else if let s = dates[index] {
-                start = s
-                if let bucket, !isPressure {
-                    end = bucket.end(of: s)
-                    aggregated = true
-                } else {
-                    end = s.seconds
+
+        /// The `date` of every point that has no `startDate`: what a grouping is recognised from.
+        static func bucketDates(_ data: JSONPullReader) throws -> [HAEDate] {
+            var reader = data
+            var dates: [HAEDate] = []
+            try reader.beginArray()
+            while try reader.nextElement() {
+                guard try reader.peek() == .object else { try reader.skipValue(); continue }
+                try reader.beginObject()
+                var date: HAEDate?
+                var sample = false
+                while let key = try reader.nextKey() {
+                    switch key {
+                    case "date": date = try reader.optionalString().flatMap { HAEDate.parse($0) }
+                    case "startDate", "start": sample = true; try reader.skipValue()
+                    default: try reader.skipValue()
+                    }
                 }
-            } else {
-                summary.reject(name, point.date == nil ? "an item without a date" : "unreadable date '\((point.date ?? "").prefix(40))'")
-                continue
+                if !sample, let date { dates.append(date) }
             }
-            guard end >= start.seconds else { summary.reject(name, "an item that ends before it starts"); continue }
-            let source = point.source?.trimmingSpacesAndNewlines ?? ""
-            var metadata: [String: String] = [:]
-            let value: HAEItem.Value
-            if isPressure {
-                guard let systolic = point.systolic, let diastolic = point.diastolic else {
-                    summary.reject(name, "a blood pressure without systolic and diastolic"); continue
-                }
-                value = .bloodPressure(systolic: convert(systolic), diastolic: convert(diastolic))
-            } else if let qty = point.qty ?? point.avg {
-                value = .quantity(convert(qty))
-                if let min = point.min, let max = point.max, min != max {
-                    metadata["HealthBridgeMinimum"] = String(convert(min))
-                    metadata["HealthBridgeMaximum"] = String(convert(max))
-                }
-                if let meal = point.mealTime?.lowercased() {
-                    if meal.contains("before") { metadata["HKBloodGlucoseMealTime"] = "1" }
-                    if meal.contains("after") { metadata["HKBloodGlucoseMealTime"] = "2" }
-                }
-            } else {
-                summary.reject(name, "an item without qty"); continue
-            }
-            if case .quantity(let v) = value, !v.isFinite || (sampleType.isCumulative && v < 0) {
-                summary.reject(name, "a value outside what \(type) can be"); continue
-            }
-            // An item whose source joins several devices is a merged total, whatever its dates say.
-            if source.contains("|") && end > start.seconds { aggregated = true }
-            try item(HAEItem(metric: name, type: isPressure ? "bloodPressure" : type, value: value,
-                             unit: canonical, start: start.seconds, end: end, utcOffset: start.offset,
-                             source: source, aggregated: aggregated, metadata: metadata))
+            return dates
         }
+    }
+
+    /// One point of a metric's `data`; an element that is not an object is an empty point (rejected: no date).
+    static func readPoint(_ reader: inout JSONPullReader) throws -> Point {
+        var point = Point()
+        guard try reader.peek() == .object else { try reader.skipValue(); return point }
+        try reader.beginObject()
+        while let key = try reader.nextKey() {
+            switch key {
+            case "date": point.date = try reader.optionalString()
+            case "startDate", "start": point.startDate = try reader.optionalString()
+            case "endDate", "end": point.endDate = try reader.optionalString()
+            case "qty": point.qty = try reader.lenientNumber()
+            case "Min", "min": point.min = try reader.lenientNumber()
+            case "Avg", "avg": point.avg = try reader.lenientNumber()
+            case "Max", "max": point.max = try reader.lenientNumber()
+            case "systolic": point.systolic = try reader.lenientNumber()
+            case "diastolic": point.diastolic = try reader.lenientNumber()
+            case "value": point.value = try reader.optionalString()
+            case "source", "sleepSource": point.source = try reader.optionalString()
+            case "mealTime": point.mealTime = try reader.optionalString()
+            case "totalSleep", "asleep", "core", "deep", "rem", "awake", "inBed":
+                point.sleep[key] = try reader.lenientNumber()
+            case "sleepStart", "sleepEnd", "inBedStart", "inBedEnd":
+                point.sleepDates[key] = try reader.optionalString()
+            default: try reader.skipValue()
+            }
+        }
+        return point
+    }
+
+    /// Maps one point of a quantity metric (or blood pressure) to an item, or counts it as rejected.
+    func map(_ point: Point, _ mapping: MetricMapping, _ summary: inout HAEReadSummary,
+             _ item: (HAEItem) throws -> Void) throws {
+        let name = mapping.name
+        let start: HAEDate
+        var end: Double
+        var aggregated = false
+        if let text = point.startDate {
+            guard let s = HAEDate.parse(text) else { summary.reject(name, "unreadable date '\(text.prefix(40))'"); return }
+            start = s
+            end = point.endDate.flatMap { HAEDate.parse($0)?.seconds } ?? s.seconds
+        } else if let s = point.date.flatMap({ HAEDate.parse($0) }) {
+            start = s
+            if let bucket = mapping.bucket, !mapping.isPressure {
+                end = bucket.end(of: s)
+                aggregated = true
+            } else {
+                end = s.seconds
+            }
+        } else {
+            summary.reject(name, point.date == nil ? "an item without a date" : "unreadable date '\((point.date ?? "").prefix(40))'")
+            return
+        }
+        guard end >= start.seconds else { summary.reject(name, "an item that ends before it starts"); return }
+        let source = point.source?.trimmingSpacesAndNewlines ?? ""
+        var metadata: [String: String] = [:]
+        let value: HAEItem.Value
+        if mapping.isPressure {
+            guard let systolic = point.systolic, let diastolic = point.diastolic else {
+                summary.reject(name, "a blood pressure without systolic and diastolic"); return
+            }
+            value = .bloodPressure(systolic: mapping.convert(systolic), diastolic: mapping.convert(diastolic))
+        } else if let qty = point.qty ?? point.avg {
+            value = .quantity(mapping.convert(qty))
+            if let min = point.min, let max = point.max, min != max {
+                metadata["HealthBridgeMinimum"] = String(mapping.convert(min))
+                metadata["HealthBridgeMaximum"] = String(mapping.convert(max))
+            }
+            if let meal = point.mealTime?.lowercased() {
+                if meal.contains("before") { metadata["HKBloodGlucoseMealTime"] = "1" }
+                if meal.contains("after") { metadata["HKBloodGlucoseMealTime"] = "2" }
+            }
+        } else {
+            summary.reject(name, "an item without qty"); return
+        }
+        // An item whose source joins several devices is a merged total, whatever its dates say.
+        if source.contains("|") && end > start.seconds { aggregated = true }
+        try item(HAEItem(metric: name, type: mapping.isPressure ? "bloodPressure" : mapping.type, value: value,
+                         unit: mapping.canonical, start: start.seconds, end: end, utcOffset: start.offset,
+                         source: source, aggregated: aggregated, metadata: metadata))
     }
 
     // MARK: Sleep
@@ -263,20 +323,17 @@ public struct HAEPayloadReader: Sendable {
         ("core", 3), ("deep", 4), ("rem", 5), ("asleep", 1), ("awake", 2),
     ]
 
-    /// Per-stage values as HAE writes them, to `HKCategoryValueSleepAnalysis`.
+    /// A night's totals, and each of its stages, last at most this long (seconds).
+    static let longestNight: Double = 86_400
+
+    /// Per-stage values as HAE writes them, in English or in the phone's language (`Profond`, `Tief`, `Cœur`…),
+    /// to `HKCategoryValueSleepAnalysis`.
     static func stage(_ name: String) -> Int? {
-        switch name.lowercased().replacingOccurrences(of: " ", with: "") {
-        case "inbed": 0
-        case "asleep", "unspecified", "asleepunspecified": 1
-        case "awake": 2
-        case "core", "asleepcore": 3
-        case "deep", "asleepdeep": 4
-        case "rem", "asleeprem": 5
-        default: nil
-        }
+        HAELocalizedNames.sleepStage(name)
     }
 
-    func mapSleep(_ points: [Point], units: String, _ summary: inout HAEReadSummary,
+    /// Maps one point of the sleep metric: a stage interval, or a night's totals laid out as stages.
+    func mapSleep(_ point: Point, units: String, _ summary: inout HAEReadSummary,
                   _ item: (HAEItem) throws -> Void) throws {
         let name = HAEMetricCatalog.sleep
         // Night totals are in the metric's unit (hours by default).
@@ -287,19 +344,19 @@ public struct HAEPayloadReader: Sendable {
                              start: start.seconds, end: end, utcOffset: start.offset, source: source,
                              aggregated: night != nil, metadata: [:], night: night))
         }
-        for point in points {
+        do {
             let source = point.source?.trimmingSpacesAndNewlines ?? ""
             if let startText = point.startDate {
                 // One stage interval.
                 guard let start = HAEDate.parse(startText), let end = point.endDate.flatMap({ HAEDate.parse($0) }),
                       end.seconds >= start.seconds else {
-                    summary.reject(name, "a sleep stage without readable startDate and endDate"); continue
+                    summary.reject(name, "a sleep stage without readable startDate and endDate"); return
                 }
                 guard let category = point.value.flatMap(Self.stage) else {
-                    summary.reject(name, "an unknown sleep stage '\((point.value ?? "").prefix(24))'"); continue
+                    summary.reject(name, "an unknown sleep stage '\((point.value ?? "").prefix(24))'"); return
                 }
                 try emit(category, start, end.seconds, source, night: nil)
-                continue
+                return
             }
             // One night's totals: in bed as one interval, the stages laid end to end from sleepStart (the totals
             // per stage are exact; their order within the night is not sent).
@@ -311,9 +368,16 @@ public struct HAEPayloadReader: Sendable {
                 emitted = true
             }
             if let sleepStart = point.sleepDates["sleepStart"].flatMap({ HAEDate.parse($0) }) {
-                let sleepEnd = point.sleepDates["sleepEnd"].flatMap { HAEDate.parse($0)?.seconds } ?? .infinity
+                // Without sleepEnd the stages are laid out over at most a day: a night is never longer.
+                let sleepEnd = point.sleepDates["sleepEnd"].flatMap { HAEDate.parse($0)?.seconds }
+                    ?? sleepStart.seconds + Self.longestNight
                 var cursor = sleepStart.seconds
                 var stages = Self.stages.compactMap { stage in point.sleep[stage.key].map { (stage.category, $0) } }
+                if let total = point.sleep["totalSleep"] { stages.append((-1, total)) }
+                guard stages.allSatisfy({ seconds($0.1) <= Self.longestNight }) else {
+                    summary.reject(name, "a night with a stage longer than a day"); return
+                }
+                stages.removeAll { $0.0 == -1 }
                 if !stages.contains(where: { $0.0 != 1 && $0.0 != 2 }), let total = point.sleep["totalSleep"],
                    point.sleep["asleep"] == nil {
                     stages.append((1, total))   // only a total: asleep, stage not known

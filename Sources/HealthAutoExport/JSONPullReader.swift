@@ -221,13 +221,17 @@ public struct JSONPullReader {
         try literal("null")
     }
 
-    /// A number, or a string holding one (some exporters quote numbers); nil for null or anything else (skipped).
+    /// A finite number, or a string holding one (some exporters quote numbers); nil for null, anything else
+    /// (skipped), and for what is not finite: `"inf"`, `"nan"` or `1e999` are no measurement.
     public mutating func lenientNumber() throws(HealthError) -> Double? {
+        let value: Double?
         switch try peek() {
-        case .number: return try number()
-        case .string: return Double(try string().trimmingCharacters(in: .whitespaces))
+        case .number: value = try number()
+        case .string: value = Double(try string().trimmingCharacters(in: .whitespaces))
         default: try skipValue(); return nil
         }
+        guard let value, value.isFinite else { return nil }
+        return value
     }
 
     /// A string, or nil for anything else (skipped).

@@ -72,7 +72,9 @@ public final class HealthBridgeManager: Sendable {
     // MARK: Pairing
 
     /// Pairs with a server: checks its certificate against `fingerprint` before sending the one-time `code`, then
-    /// keeps the credentials in ``credentialsFile`` (0600, atomic).
+    /// keeps the credentials in ``credentialsFile`` (0600, atomic). The code must be one the owner issued for this
+    /// app (`healthbridge pair-code --app <appId>`, or the console's Pairing page): the server refuses any other with
+    /// ``HealthBridgeError/notAuthorized(_:)`` (`HEALTH_NOT_AUTHORIZED`), so no client can pose as this app.
     ///
     /// ```swift
     /// try await manager.pair(host: "127.0.0.1", port: 8443, code: "K7M2-9QXP", fingerprint: "3f…c1", clientName: "Diet app")
@@ -93,7 +95,9 @@ public final class HealthBridgeManager: Sendable {
         return record
     }
 
-    /// Pairs from the QR code's payload (`healthbridge pair-code --json`): `{host, port, fingerprint, code, expires}`.
+    /// Pairs from the QR code's payload (`healthbridge pair-code --json --app <appId>`):
+    /// `{host, port, fingerprint, code, expires, appId}`. A payload issued for another app (or for a device) is
+    /// refused before anything is sent.
     ///
     /// ```swift
     /// try await manager.pair(qrPayload: scannedText)
@@ -104,6 +108,13 @@ public final class HealthBridgeManager: Sendable {
             throw .unavailable(HealthBridgeFailure(code: .invalidArgument,
                                                    message: "not a pairing payload: expected {host, port, fingerprint, code, expires}",
                                                    isTransient: false))
+        }
+        guard payload.appId == appId else {
+            throw .notAuthorized(HealthBridgeFailure(
+                code: .notAuthorized,
+                message: payload.appId.map { "this pairing code was issued for the app \($0), not \(appId)" }
+                    ?? "this pairing code is for a device; the owner issues one for this app with `healthbridge pair-code --app \(appId)`",
+                isTransient: false))
         }
         return try await pair(host: payload.host, port: payload.port, code: payload.code,
                               fingerprint: payload.fingerprint, clientName: clientName)

@@ -25,6 +25,9 @@ public struct HealthDataType: RawRepresentable, Hashable, Sendable, Codable, Com
     public static let basalEnergyBurned: HealthDataType = "basalEnergyBurned"
     public static let stepCount: HealthDataType = "stepCount"
     public static let workout: HealthDataType = "workout"
+    /// Workout routes (HealthKit's `HKSeriesType.workoutRoute()`): their GPS points need this read grant of their own;
+    /// with only `workout`, a workout looks as if it had no route.
+    public static let workoutRoute: HealthDataType = "workoutRoute"
     public static let dietaryEnergyConsumed: HealthDataType = "dietaryEnergyConsumed"
     public static let dietaryProtein: HealthDataType = "dietaryProtein"
     public static let dietaryCarbohydrates: HealthDataType = "dietaryCarbohydrates"

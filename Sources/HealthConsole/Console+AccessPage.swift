@@ -17,7 +17,7 @@ extension Console {
                 .map { type -> HTML in "<li><strong>\(type)</strong>: \(request.reasons[type] ?? "no reason given")</li>" }
             return """
                 <article class="request" id="request-\(request.id)" aria-labelledby="rq-\(request.id)">
-                <h3 id="rq-\(request.id)">\(request.principal)</h3>
+                <h3 id="rq-\(request.id)">\(request.principal)\(Self.filedBy(request, clients))</h3>
                 <p>asks to read <strong>\(Self.list(request.read))</strong> and to write <strong>\(Self.list(request.write))</strong> (asked \(request.createdAt)).</p>
                 <ul class="reasons">\(reasons)</ul>
                 \(ConsolePage.form("/access/decide", session: session, fields: [("id", request.id), ("decision", "approve")], button: "Approve", label: "Approve the request of \(request.principal)"))
@@ -38,8 +38,9 @@ extension Console {
                 ? "revoked \(time(client.revokedAt))"
                 : ConsolePage.form("/access/revoke-device", session: session, fields: [("id", client.id)], button: "Revoke",
                                    label: "Revoke \(client.name)", style: "danger")
-            return ["\(client.name)", "<code>device:\(client.id)</code>", "\(time(client.createdAt))",
-                    "\(time(client.lastSeenAt))", action]
+            // The principal the client acts as: what its grants and requests are under.
+            return ["\(client.name)", "<code>\(client.principal.id)</code>", "<code>\(client.id)</code>",
+                    "\(time(client.createdAt))", "\(time(client.lastSeenAt))", action]
         }
         let decided = requests.filter { $0.status != .pending }.prefix(20).map { request -> [HTML] in
             ["<code>\(request.principal)</code>", "\(request.status.rawValue)", "\(Self.list(request.grantedRead))",
@@ -51,12 +52,19 @@ extension Console {
             \(pending.isEmpty ? "<p id=\"no-pending\">No access request is waiting.</p>" : HTML.join(pending))</section>
             <section aria-labelledby="principals-h"><h2 id="principals-h">Who may read and write what</h2>
             \(ConsolePage.table(id: "principals", ["Principal", "Read", "Write", "Grants", ""], principals))</section>
-            <section aria-labelledby="devices-h"><h2 id="devices-h">Paired devices</h2>
-            \(devices.isEmpty ? "<p>No paired device. Pair one on the <a href=\"/pairing\">Pairing</a> page.</p>" : ConsolePage.table(id: "devices", ["Name", "Principal", "Paired", "Last seen", ""], devices))</section>
+            <section aria-labelledby="devices-h"><h2 id="devices-h">Paired clients</h2>
+            \(devices.isEmpty ? "<p>No paired client. Pair one on the <a href=\"/pairing\">Pairing</a> page.</p>" : ConsolePage.table(id: "devices", ["Name", "Acts as", "Client id", "Paired", "Last seen", ""], devices))</section>
             <section aria-labelledby="decided-h"><h2 id="decided-h">Decided requests</h2>
             \(decided.isEmpty ? "<p>None yet.</p>" : ConsolePage.table(id: "decided", ["Principal", "Decision", "Read granted", "Write granted", "Decided"], Array(decided)))</section>
             """
         return ConsolePage.layout(title: "Access", current: "/access", session: session, body: body)
+    }
+
+    /// ` (client NAME, ID)` when a paired client filed the request: each client of an app asks for itself.
+    static func filedBy(_ request: AccessRequest, _ clients: [ExportState.Client]) -> String {
+        guard let id = request.client else { return "" }
+        let name = clients.first { $0.id == id }?.name
+        return " (client \(name.map { "“\($0)”, " } ?? "")\(id))"
     }
 
     static func list(_ types: [String]) -> String { types.isEmpty ? "nothing" : types.joined(separator: ", ") }

@@ -26,8 +26,12 @@ extension Console {
         }
         let events = try state.auditEvents(filter)
         let names = Dictionary(clients.map { ($0.auditId, $0.name) }, uniquingKeysWith: { a, _ in a })
+        // Each client with the principal it acts as (`app:ID` or `device:ID`).
+        let principals = Dictionary(clients.map { ($0.auditId, $0.principal.id) }, uniquingKeysWith: { a, _ in a })
         let rows = events.map { event -> [HTML] in
-            let who: HTML = event.client.map { hash -> HTML in "\(names[hash] ?? "unknown") <code>\(hash)</code>" } ?? "–"
+            let who: HTML = event.client.map { hash -> HTML in
+                "\(names[hash] ?? "unknown") <code>\(principals[hash] ?? "?")</code> <code>\(hash)</code>"
+            } ?? "–"
             var detail: [String] = []
             if let action = event.detail?.action { detail.append(action) }
             if let principal = event.detail?.principal { detail.append(principal) }

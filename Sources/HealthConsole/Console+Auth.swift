@@ -63,8 +63,9 @@ actor ConsoleSessions {
 }
 
 extension Console {
-    /// `GET /login?key=…`: redeems a one-time key and sets the session cookie (HttpOnly, SameSite=Strict), then goes
-    /// to the overview. A used, expired or unknown key is refused with how to get a fresh one.
+    /// `GET /login?key=…`: redeems a one-time key and sets the session cookie (HttpOnly, SameSite=Strict, no
+    /// `Domain`: host-only, for the console's own address), then goes to the overview. A used, expired or unknown key
+    /// is refused with how to get a fresh one.
     func login(_ request: Request) async -> Response {
         if let refusal = hostRefusal(request) { return refusal }
         let key = ConsoleForm(urlEncoded: request.uri.query ?? "").value("key") ?? ""
@@ -106,20 +107,29 @@ extension Console {
                 status: .unauthorized)
     }
 
-    /// 403 unless `Host` names the console itself: a loopback address or `localhost`, on the console's port. A page
-    /// reached through another name (DNS rebinding) never answers.
+    /// 403 unless `Host` names the console itself, on the console's port: its own loopback address, or on the shared
+    /// 127.0.0.1 also `localhost` and `[::1]`. A page reached through another name (DNS rebinding), or a session cookie
+    /// carried to another loopback name, never answers.
     func hostRefusal(_ request: Request) -> Response? {
         guard let authority = request.head.authority,
               Self.isOwnAuthority(authority, port: port, boundHost: configuration.host) else {
             logger.notice("console: request with a foreign Host refused")
+            let names = Self.isSharedLoopback(configuration.host) ? "127.0.0.1, localhost or [::1]" : configuration.host
             return failure(HealthError(.notAuthorized,
-                                       "Forbidden: the Host header must name this console (127.0.0.1, localhost or [::1] on port \(port))"),
+                                       "Forbidden: the Host header must name this console (\(names) on port \(port)); open \(origin)/"),
                            status: .forbidden)
         }
         return nil
     }
 
-    /// True for `127.0.0.1`, `localhost`, `[::1]` or the loopback address the console is bound to, on its port.
+    /// The names every local server shares: a console bound to one of them answers to all of them.
+    static func isSharedLoopback(_ host: String) -> Bool {
+        ["127.0.0.1", "localhost", "::1"].contains(host.lowercased())
+    }
+
+    /// True for the loopback address the console is bound to, on its port; for a console on the shared 127.0.0.1 (or
+    /// `localhost`, `::1`), any of `127.0.0.1`, `localhost` and `[::1]`. A console on an address of its own answers to
+    /// that address only: its session cookie is host-only for it, and no other name may present it.
     static func isOwnAuthority(_ authority: String, port: Int, boundHost: String = "127.0.0.1") -> Bool {
         let text = authority.trimmingCharacters(in: .whitespaces).lowercased()
         var host = text
@@ -134,7 +144,8 @@ extension Console {
             givenPort = Int(text[text.index(after: colon)...])
             if givenPort == nil { return false }
         }
-        guard host == "localhost" || host == "::1" || host == "127.0.0.1" || host == boundHost.lowercased() else { return false }
+        let own = host == boundHost.lowercased() || (isSharedLoopback(boundHost) && isSharedLoopback(host))
+        guard own else { return false }
         return (givenPort ?? 80) == port
     }
 

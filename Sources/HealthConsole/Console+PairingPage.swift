@@ -17,14 +17,27 @@ extension Console {
         let switchForm: HTML = sharing.state == .active
             ? ConsolePage.form("/pairing/sharing", session: session, fields: [("state", "paused")], button: "Stop sharing", style: "danger")
             : ConsolePage.form("/pairing/sharing", session: session, fields: [("state", "active")], button: "Share again")
-        var cardHTML: HTML = ConsolePage.form("/pairing/code", session: session, button: "New pairing code")
+        // A code for a device, or one issued for an app id: only a client with such a code acts as `app:ID`.
+        var cardHTML: HTML = """
+            \(ConsolePage.form("/pairing/code", session: session, button: "New pairing code", label: "New pairing code for a device"))
+            <form method="post" action="/pairing/code" class="inline" id="app-code-form"><input type="hidden" name="csrf" value="\(session.csrf)">\
+            <label>App id <input name="app" id="app-id" placeholder="org.example.dietsync" pattern="[A-Za-z0-9._-]{1,128}" required></label>\
+            <button type="submit">New pairing code for this app</button></form>
+            """
         if let card {
             let qr = try QRCode.encode(Array(try card.json().utf8), level: .medium).svg(scale: 5)
             let svg = qr.range(of: "<svg").map { String(qr[$0.lowerBound...]) } ?? qr
+            let forWhom: HTML = card.appId.map { app -> HTML in
+                let others = (try? PairingCard.activeClients(of: app, state: state).count) ?? 0
+                let note: HTML = others == 0 ? .empty
+                    : " <strong id=\"pairing-app-note\">app:\(app) already has \(others) paired client(s): this code pairs another one.</strong>"
+                return "<p id=\"pairing-app\">Issued for the app <code>\(app)</code>: the client that redeems it acts as <code>app:\(app)</code>.\(note)</p>"
+            } ?? "<p id=\"pairing-app\">For a device: the client that redeems it acts as <code>device:ID</code>.</p>"
             cardHTML = """
                 <div class="card" id="pairing-card">
                 <div class="qr" role="img" aria-label="QR code of the pairing payload">\(HTML(raw: svg))</div>
                 <p>Code <strong id="pairing-code" class="code">\(card.code)</strong>, expires <span id="pairing-expires">\(card.expires)</span>.</p>
+                \(forWhom)
                 <p>Scan it, or on the client run:</p><pre><code>healthbridge pair --host \(card.host) --port \(card.port) --code \(card.code) --fingerprint \(card.fingerprint)</code></pre>
                 </div>\(cardHTML)
                 """
@@ -52,13 +65,19 @@ extension Console {
         return redirect("/pairing")
     }
 
-    /// `POST /pairing/code`: a new one-time code, shown at once (never stored in clear).
-    func issueCode(_ session: ConsoleSession) async throws -> Response {
+    /// `POST /pairing/code`: a new one-time code, shown at once (never stored in clear); with a form field `app`, a
+    /// code issued for that app id (its client acts as `app:ID`).
+    func issueCode(_ session: ConsoleSession, form: ConsoleForm) async throws -> Response {
+        let app = form.value("app")?.trimmingCharacters(in: .whitespaces)
+        let appId = app?.isEmpty == false ? app : nil
+        if let appId, !PairRequest.isValidAppId(appId) {
+            throw HealthError(.invalidArgument, "an app id is 1 to 128 letters, digits, '.', '-' or '_'")
+        }
         let identity = try ExportIdentity.loadOrCreate(home: home.directory).0
         let running = RuntimeInfo.load(home: home.directory)
         let card = try PairingCard.issue(state: state, identity: identity,
                                          host: running?.host ?? RuntimeInfo.advertisedHost(bind: "0.0.0.0"),
-                                         port: running?.port ?? ExportAPI.defaultPort, lifetime: 300)
+                                         port: running?.port ?? ExportAPI.defaultPort, lifetime: 300, appId: appId)
         return html(try await pairingPage(session, card: card))
     }
 }

@@ -10,10 +10,11 @@ import NIOCore
 import Synchronization
 
 /// The person's web console: server-rendered pages over ``HealthService`` and the export state, served on the
-/// loopback HTTP listener at `/`.
+/// loopback HTTP listener at `/` (`serve` binds it to the install's own loopback address, ``ConsoleAddress``).
 ///
 /// A thin adapter: each page decodes the request, calls the service (or the export state for pairing, clients and the
-/// audit log) and renders. Every request must name the console itself in `Host` (DNS rebinding); pages need the owner's
+/// audit log) and renders. Every request must name the console itself in `Host` (DNS rebinding; on an address of its
+/// own, no other name is the console, so its cookie is never honoured elsewhere); pages need the owner's
 /// session (a cookie set by a one-time login link, see ``ConsoleSessions``); every state-changing request also needs
 /// the session's CSRF token and an `Origin` of the console's own.
 ///
@@ -27,7 +28,10 @@ public final class Console: Sendable {
     public struct Configuration: Sendable {
         /// The port the listener is bound to (0 until known: set it with ``Console/setPort(_:)``).
         public var port: Int
-        /// The host name the login link uses.
+        /// The loopback address the console is bound to, which the login link names. `serve` gives it an address of
+        /// its own (``ConsoleAddress``); then `Host` must name exactly that address, so the session cookie — host-only,
+        /// cookies are not port-scoped — lives on no name another local server answers. On 127.0.0.1 (the fallback)
+        /// `localhost` and `[::1]` are accepted too.
         public var host: String
         /// The largest export.zip accepted by the import page.
         public var maxUploadBytes: Int
@@ -96,7 +100,7 @@ public final class Console: Sendable {
         router.post("/access/revoke-grants") { request, _ in await self.action(request) { _, form in try await self.revokeGrants(form) } }
         router.get("/pairing") { request, _ in await self.page(request) { try await self.pairingPage($0, card: nil) } }
         router.post("/pairing/sharing") { request, _ in await self.action(request) { _, form in try await self.setSharing(form) } }
-        router.post("/pairing/code") { request, _ in await self.action(request) { session, _ in try await self.issueCode(session) } }
+        router.post("/pairing/code") { request, _ in await self.action(request) { session, form in try await self.issueCode(session, form: form) } }
         router.get("/audit") { request, _ in await self.page(request) { try await self.auditPage($0, request: request) } }
         router.get("/import") { request, _ in await self.page(request) { try await self.importPage($0, request: request) } }
         router.post("/import/upload") { request, _ in await self.upload(request) }

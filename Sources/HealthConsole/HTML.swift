@@ -70,7 +70,10 @@ public struct HTML: Sendable, ExpressibleByStringInterpolation, CustomStringConv
 /// Numbers as the console shows them: thousands grouped, at most `digits` decimals.
 enum Figure {
     static func format(_ value: Double, digits: Int = 1) -> String {
+        // Beyond 1e15 a Double has no whole digits left to group (and an Int none to hold them): shown as Swift
+        // writes it, never converted.
         guard value.isFinite else { return "–" }
+        guard abs(value) < 1e15 else { return String(value) }
         let magnitude = abs(value)
         let decimals = magnitude >= 100 ? 0 : digits
         var scale = 1.0

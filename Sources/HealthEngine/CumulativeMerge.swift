@@ -10,6 +10,10 @@ struct CumulativeMerge {
     private(set) var counts: [Int]
     /// Bit r set: rank r contributed to the bucket (ranks ≥ 63 share bit 63).
     private(set) var contributors: [UInt64]
+    /// When tracked: what each rank contributed after the merge, `bucket × rankCount + rank`; per bucket, the
+    /// ranks' parts add up to the bucket's sum. Empty when not tracked (the plain path pays one branch per step).
+    private(set) var contributions: [Double]
+    let rankCount: Int
     private var rate: [Double]
     private var active: [Int32]
     private var heap = EndHeap()
@@ -18,11 +22,13 @@ struct CumulativeMerge {
     private var lastZeroStart = -Double.infinity
     private var zeroValuesAtStart: [Double] = []
 
-    init(grid: BucketGrid, rankCount: Int) {
+    init(grid: BucketGrid, rankCount: Int, tracksContributions: Bool = false) {
         self.grid = grid
+        self.rankCount = max(1, rankCount)
         sums = Array(repeating: 0, count: grid.count)
         counts = Array(repeating: 0, count: grid.count)
         contributors = Array(repeating: 0, count: grid.count)
+        contributions = tracksContributions ? Array(repeating: 0, count: grid.count * max(1, rankCount)) : []
         rate = Array(repeating: 0, count: max(1, rankCount))
         active = Array(repeating: 0, count: max(1, rankCount))
         t = grid.rangeStart
@@ -61,6 +67,7 @@ struct CumulativeMerge {
         }
         zeroValuesAtStart.append(value)
         sums[b] += value
+        if !contributions.isEmpty { contributions[b * rankCount + rank] += value }
         counts[b] += 1
         contributors[b] |= 1 << UInt64(min(rank, 63))
     }
@@ -79,7 +86,9 @@ struct CumulativeMerge {
             if let top = heap.first, top.end < next { next = top.end }
             if bucket + 1 < grid.edges.count, grid.edges[bucket + 1] < next { next = grid.edges[bucket + 1] }
             if next > t, bucket < grid.count, let top = topRank() {
-                sums[bucket] += rate[top] * (next - t)
+                let part = rate[top] * (next - t)
+                sums[bucket] += part
+                if !contributions.isEmpty { contributions[bucket * rankCount + top] += part }
                 contributors[bucket] |= 1 << UInt64(min(top, 63))
             }
             t = next

@@ -152,8 +152,9 @@ public struct HealthEngine: Sendable {
                 DurationMerge(grid: grid, rankCount: $0, layerCount: isSleep ? 2 : 1, sleepLayers: isSleep)
             }
         } else if type.isCumulative || (type.aggregation == nil && options.contains(.sum)) {
+            let track = request.contributions
             series = try await collect(scan, ordered: ordered, rankOf: rankOf, separate: request.separateBySource) {
-                CumulativeMerge(grid: grid, rankCount: $0)
+                CumulativeMerge(grid: grid, rankCount: $0, tracksContributions: track)
             }
         } else {
             series = try await collect(scan, ordered: ordered, rankOf: rankOf, separate: request.separateBySource) {
@@ -161,9 +162,13 @@ public struct HealthEngine: Sendable {
             }
         }
         let context = BucketContext(grid: grid, type: type, options: options, includeEmpty: request.includeEmpty)
-        let buckets = context.buckets(series.merged, names: names)
-        let bySource = series.bySource?.map { entry in
+        var buckets = context.buckets(series.merged, names: names, contributions: request.contributions)
+        var bySource = series.bySource?.map { entry in
             SourceSeries(source: entry.name, buckets: context.buckets(entry.accumulator, names: [entry.name]))
+        }
+        if type.kind == .quantity, type.aggregation == .discrete, options.contains(.min) || options.contains(.max) {
+            try await applyBucketExtremes(&buckets, &bySource, type: type.identifier, request: request, unit: unit,
+                                          options: options)
         }
         return StatisticsResult(type: type.identifier, unit: unit, interval: request.interval,
                                 timeZone: request.timeZone.identifier,
@@ -229,7 +234,7 @@ struct BucketContext {
     let options: Set<StatisticsOption>
     let includeEmpty: Bool
 
-    func buckets(_ accumulator: any RowAccumulator, names: [String]) -> [StatisticsBucket] {
+    func buckets(_ accumulator: any RowAccumulator, names: [String], contributions: Bool = false) -> [StatisticsBucket] {
         var result: [StatisticsBucket] = []
         for b in 0..<grid.count {
             var bucket = StatisticsBucket(start: Date(timeIntervalSince1970: grid.edges[b]),
@@ -237,6 +242,11 @@ struct BucketContext {
             accumulator.fill(&bucket, index: b, context: self)
             let mask = accumulator.contributorMask(b)
             bucket.sources = names.indices.filter { mask & (1 << UInt64(min($0, 63))) != 0 }.map { names[$0] }
+            if contributions, bucket.count > 0, let parts = accumulator.contributionParts(b) {
+                var named: [String: Double] = [:]
+                for (rank, part) in parts.enumerated() where part != 0 && rank < names.count { named[names[rank], default: 0] += part }
+                bucket.contributions = named
+            }
             if includeEmpty || bucket.count > 0 { result.append(bucket) }
         }
         return result
@@ -249,6 +259,12 @@ protocol RowAccumulator {
     mutating func finish()
     func fill(_ bucket: inout StatisticsBucket, index b: Int, context: BucketContext)
     func contributorMask(_ b: Int) -> UInt64
+    /// Each rank's part of bucket `b` after the merge, when tracked.
+    func contributionParts(_ b: Int) -> ArraySlice<Double>?
+}
+
+extension RowAccumulator {
+    func contributionParts(_ b: Int) -> ArraySlice<Double>? { nil }
 }
 
 extension CumulativeMerge: RowAccumulator {
@@ -263,6 +279,10 @@ extension CumulativeMerge: RowAccumulator {
     }
 
     func contributorMask(_ b: Int) -> UInt64 { contributors[b] }
+
+    func contributionParts(_ b: Int) -> ArraySlice<Double>? {
+        contributions.isEmpty ? nil : contributions[(b * rankCount)..<((b + 1) * rankCount)]
+    }
 }
 
 extension DiscreteAccumulator: RowAccumulator {

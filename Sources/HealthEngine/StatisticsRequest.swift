@@ -88,13 +88,16 @@ public struct StatisticsRequest: Sendable, Hashable {
     public var unit: String?
     /// Only these sources (names or keys).
     public var sources: [String]?
+    /// Cumulative types: what each source contributed to each merged bucket (``StatisticsBucket/contributions``),
+    /// computed during the merge.
+    public var contributions: Bool
 
     public init(type: String, start: Date, end: Date, interval: StatisticsInterval? = nil, anchor: Date? = nil,
                 timeZone: TimeZone = .current, options: Set<StatisticsOption> = [], separateBySource: Bool = false,
-                includeEmpty: Bool = false, unit: String? = nil, sources: [String]? = nil) {
+                includeEmpty: Bool = false, unit: String? = nil, sources: [String]? = nil, contributions: Bool = false) {
         self.type = type; self.start = start; self.end = end; self.interval = interval; self.anchor = anchor
         self.timeZone = timeZone; self.options = options; self.separateBySource = separateBySource
-        self.includeEmpty = includeEmpty; self.unit = unit; self.sources = sources
+        self.includeEmpty = includeEmpty; self.unit = unit; self.sources = sources; self.contributions = contributions
     }
 }
 
@@ -117,6 +120,13 @@ public struct StatisticsBucket: Sendable, Hashable, Codable {
     public var count: Int
     /// Names of the sources whose samples contributed after the merge.
     public var sources: [String]
+    /// Cumulative types, when asked (``StatisticsRequest/contributions``): each source's part of the merged `sum`,
+    /// by source name; the parts add up to `sum`. Only sources with a part are listed.
+    ///
+    /// ```swift
+    /// day.contributions  // ["Apple Watch": 6_120, "iPhone": 1_480] for a sum of 7_600
+    /// ```
+    public var contributions: [String: Double]?
 
     public init(start: Date, end: Date, sum: Double? = nil, average: Double? = nil, min: Double? = nil,
                 max: Double? = nil, mostRecent: Double? = nil, mostRecentDate: Date? = nil,

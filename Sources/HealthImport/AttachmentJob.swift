@@ -20,7 +20,7 @@ struct AttachmentOutcome: Sendable {
 /// Reads the export's attachments on a thread of its own while the main XML is still streaming: first the
 /// electrocardiogram CSVs (``ECGReader``), then the GPX route files as the XML names them (``RouteQueue``). The archive
 /// is opened a second time (its own file handle) and its central directory read by ``ZipDirectory``, which reads each
-/// file whole and inflates it with libdeflate; routes are scanned into columns with ``GPXReader``, and what was read goes to the saver in batches of about ``pointsPerBatch`` points.
+/// file whole and inflates it with zlib; routes are scanned into columns with ``GPXReader``, and what was read goes to the saver in batches of about ``pointsPerBatch`` points.
 ///
 /// Safety of `@unchecked Sendable`: the job owns its reopened `input` (a zip archive of its own, never shared with
 /// the parse thread) and is used by the attachment thread only, from `start()` until `run` returns.

@@ -66,6 +66,10 @@ enum ECGReader {
             }
         }
         guard !header.isEmpty || !samples.isEmpty else { return nil }
+        if let classification = ECGClassification.classificationValue(in: header),
+           let identifier = ECGClassification.identifier(for: classification) {
+            header[ECGClassification.identifierKey] = identifier
+        }
         let recorded = header["Recorded Date"].flatMap { ExportDate.parse($0) }.map { Date(timeIntervalSince1970: $0.seconds) }
         let rate = header["Sample Rate"].flatMap { Double($0.split(separator: " ").first ?? "") }
         let end = recorded.flatMap { start in rate.map { start.addingTimeInterval(Double(samples.count) / $0) } }
@@ -96,5 +100,59 @@ enum ECGReader {
         }
         text += "]}"
         return text
+    }
+}
+
+/// An electrocardiogram's classification as HealthKit names it (`HKElectrocardiogram.Classification`), whatever the
+/// language the exporting iPhone was set to: the CSV header says "Sinus Rhythm", "Rythme sinusal" or
+/// "Sinusrhythmus"; the document's header gets `Classification Identifier: sinusRhythm` next to it.
+///
+/// ```swift
+/// ECGClassification.identifier(for: "Vorhofflimmern")   // "atrialFibrillation"
+/// ```
+enum ECGClassification {
+    static let identifierKey = "Classification Identifier"
+
+    /// The header keys that name the classification, by language.
+    static let keys = ["Classification", "Klassifizierung", "Clasificación", "Classificação", "Classificazione",
+                       "Classificatie", "Klassificering"]
+
+    static let identifiers: [String: String] = {
+        var table: [String: String] = [:]
+        let names: [String: [String]] = [
+            "sinusRhythm": ["Sinus Rhythm", "Rythme sinusal", "Sinusrhythmus", "Ritmo sinusal", "Ritmo sinusale",
+                            "Sinusritme", "Sinusrytm"],
+            "atrialFibrillation": ["Atrial Fibrillation", "Fibrillation auriculaire", "Fibrillation atriale",
+                                   "Vorhofflimmern", "Fibrilación auricular", "Fibrilação auricular",
+                                   "Fibrilação atrial", "Fibrillazione atriale", "Boezemfibrilleren", "Förmaksflimmer"],
+            "inconclusiveHighHeartRate": ["Heart Rate Over 120", "Heart Rate Over 150", "High Heart Rate",
+                                          "Inconclusive High Heart Rate", "Fréquence cardiaque élevée",
+                                          "Hohe Herzfrequenz", "Frecuencia cardíaca alta", "Frequenza cardiaca elevata"],
+            "inconclusiveLowHeartRate": ["Heart Rate Under 50", "Low Heart Rate", "Inconclusive Low Heart Rate",
+                                         "Fréquence cardiaque basse", "Niedrige Herzfrequenz",
+                                         "Frecuencia cardíaca baja", "Frequenza cardiaca bassa"],
+            "inconclusivePoorReading": ["Poor Recording", "Inconclusive Poor Reading", "Enregistrement de mauvaise qualité",
+                                        "Schlechte Aufzeichnung", "Registro deficiente", "Registrazione scadente"],
+            "inconclusiveOther": ["Inconclusive", "Non concluant", "Résultat non concluant", "Nicht eindeutig",
+                                  "Unklar", "No concluyente", "Inconclusivo", "Non conclusivo", "Niet eenduidig"],
+            "unrecognized": ["Unrecognized", "Unrecognised", "Non reconnu", "Nicht erkannt", "No reconocido"],
+        ]
+        for (identifier, spellings) in names {
+            table[identifier.lowercased()] = identifier
+            for spelling in spellings { table[spelling.lowercased()] = identifier }
+        }
+        return table
+    }()
+
+    /// The classification text of a header, under its key in any language.
+    static func classificationValue(in header: [String: String]) -> String? {
+        for key in keys { if let value = header[key] { return value } }
+        return nil
+    }
+
+    /// HealthKit's identifier for a classification as written in any supported language; nil when unknown.
+    static func identifier(for text: String) -> String? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        return identifiers[trimmed.lowercased()]
     }
 }

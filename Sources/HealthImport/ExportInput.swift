@@ -244,7 +244,7 @@ struct ExportInput {
     /// A file of the export by its path relative to the export root (`/workout-routes/route_….gpx` or
     /// `workout-routes/route_….gpx`); nil when absent. Limited to `maximumSize` bytes. `index`: the zip's
     /// ``entryIndex()``, when the caller reads many files.
-    /// `directory`: the zip's ``ZipDirectory``, to read the file whole with libdeflate instead of streaming it
+    /// `directory`: the zip's ``ZipDirectory``, to read the file whole with zlib instead of streaming it
     /// through ZIPFoundation (the attachment reader's thousands of routes).
     func readFile(_ relative: String, maximumSize: Int = 256 << 20, index: [String: Entry]? = nil,
                   directory: ZipDirectory? = nil) throws -> Data? {

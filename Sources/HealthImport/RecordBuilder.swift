@@ -152,7 +152,8 @@ struct RecordBuilder {
         case .none: value = .none
         }
         let uuid = HealthSample.naturalUUID(prefix: uuidPrefix, start: Date(timeIntervalSince1970: start.seconds),
-                                            end: Date(timeIntervalSince1970: end.seconds), value: value)
+                                            end: Date(timeIntervalSince1970: end.seconds), value: value,
+                                            created: creation)
         var row = SampleBatch.Row(
             uuid: uuid, start: start.seconds, end: end.seconds, value: number, created: creation ?? .nan,
             type: info.tableIndex, source: source, unit: unitIndex,

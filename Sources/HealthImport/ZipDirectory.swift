@@ -1,4 +1,4 @@
-import CLibDeflate
+import CZlibInflate
 import Foundation
 import HealthModel
 
@@ -11,11 +11,11 @@ import Darwin
 #endif
 
 /// The files of an export.zip as its central directory lists them, read once, and each file's bytes read whole with
-/// one `pread` and inflated with libdeflate into a buffer of the declared size.
+/// one `pread` and inflated with zlib (raw DEFLATE, one `inflate` call) into a buffer of the declared size.
 ///
 /// The attachment reader uses it for the thousands of small files of a runner's export (GPX routes): ZIPFoundation
-/// streams every entry through 256 KiB chunks, each a new zero-filled `Data` copied onto the result, and inflates with
-/// zlib; this does one read and one inflate per file, about twice as fast. The main XML still streams through
+/// streams every entry through 256 KiB chunks, each a new zero-filled `Data` copied onto the result; this does one read
+/// and one inflate per file into a buffer of the declared size. The main XML still streams through
 /// ZIPFoundation (it is gigabytes; this reads a file whole).
 ///
 /// Written by hand: ZIPFoundation does not expose where an entry's data starts. Only what an Apple export uses is
@@ -46,7 +46,9 @@ final class ZipDirectory {
     private let descriptor: Int32
     private let fileSize: UInt64
     private var entries: [String: Entry] = [:]
-    private var decompressor: OpaquePointer?
+    /// One zlib stream for every file of the zip, reset between files (`inflateReset` keeps its 32 KiB window).
+    private var stream = z_stream()
+    private var streamReady = false
 
     /// Reads the central directory of the zip at `url`; nil when the file cannot be opened or its directory does not
     /// parse (the caller reads through ZIPFoundation instead).
@@ -67,7 +69,7 @@ final class ZipDirectory {
     }
 
     deinit {
-        if let decompressor { libdeflate_free_decompressor(decompressor) }
+        if streamReady { inflateEnd(&stream) }
         close(descriptor)
     }
 
@@ -105,20 +107,46 @@ final class ZipDirectory {
             }
             return packed
         }
-        if decompressor == nil { decompressor = libdeflate_alloc_decompressor() }
-        guard let decompressor else { throw HealthError(.internalError, "libdeflate: out of memory") }
         var output = Data(count: Int(entry.uncompressedSize))
-        var written = 0
-        let result = packed.withUnsafeBytes { input in
-            output.withUnsafeMutableBytes { out in
-                libdeflate_deflate_decompress(decompressor, input.baseAddress, input.count, out.baseAddress,
-                                              out.count, &written)
-            }
-        }
-        guard result == LIBDEFLATE_SUCCESS, written == output.count else {
+        guard try inflateWhole(packed, into: &output) else {
             throw Damaged("'\(entry.path)': the compressed data is damaged or does not unpack to its declared \(entry.uncompressedSize) bytes")
         }
         return output
+    }
+
+    /// Inflates raw DEFLATE data (a zip entry's method 8) into exactly `output.count` bytes: true when the stream ended
+    /// there, false when it is damaged, longer or shorter than declared.
+    private func inflateWhole(_ packed: Data, into output: inout Data) throws -> Bool {
+        if streamReady {
+            guard inflateReset(&stream) == Z_OK else { return false }
+        } else {
+            // Negative window bits: raw DEFLATE, no zlib header (as a zip stores it).
+            guard inflateInit2_(&stream, -MAX_WBITS, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+                throw HealthError(.internalError, "zlib: cannot start an inflate stream (out of memory?)")
+            }
+            streamReady = true
+        }
+        guard !packed.isEmpty else { return false }  // a DEFLATE stream is never empty, even for zero bytes
+        let expected = output.count
+        // One spare byte past the declared size: data that inflates longer than declared is told apart from data
+        // that ends exactly there (and a zero-byte file still gets a buffer with an address).
+        output.count = expected + 1
+        defer { output.count = expected }
+        let status: Int32 = packed.withUnsafeBytes { input in
+            output.withUnsafeMutableBytes { out in
+                guard let source = input.bindMemory(to: UInt8.self).baseAddress,
+                      let target = out.bindMemory(to: UInt8.self).baseAddress else { return Z_BUF_ERROR }
+                stream.next_in = UnsafeMutablePointer(mutating: source)
+                stream.avail_in = UInt32(input.count)
+                stream.next_out = target
+                stream.avail_out = UInt32(out.count)
+                let status = inflate(&stream, Z_FINISH)
+                stream.next_in = nil
+                stream.next_out = nil
+                return status
+            }
+        }
+        return status == Z_STREAM_END && Int(stream.total_out) == expected
     }
 
     private func bytes(at offset: UInt64, count: Int) throws -> Data {

@@ -21,6 +21,8 @@ extension HealthToolbox {
         "durations_minutes": Schema.map(Schema.number(), "Category types: minutes per value, merged by priority."),
         "count": Schema.integer("Samples in the bucket, from every source, before the merge."),
         "sources": Schema.array(Schema.string(), "Sources whose data counted, highest priority first."),
+        "no_data": Schema.boolean("True when nothing was recorded in the bucket: missing, not 0 (its statistics are absent)."),
+        "contributions": Schema.map(Schema.number(), "With contributions: each source's part of sum after the merge."),
     ], required: ["start", "end", "count", "sources"])
 
     // MARK: summarize
@@ -48,6 +50,7 @@ extension HealthToolbox {
             "by_source": Schema.boolean("Also give each source's own series, unmerged (to see what each device recorded).", default: false),
             "source": Schema.string("Only these sources: a name from list_sources, or several separated by commas."),
             "skip_empty": Schema.boolean("Leave out buckets without data.", default: false),
+            "contributions": Schema.boolean("Cumulative types: which source won — each source's part of the merged total (the parts add up to it) beside its own unmerged total.", default: false),
             "cursor": Schema.cursor,
         ],
         output: Schema.object([
@@ -67,6 +70,11 @@ extension HealthToolbox {
                 "source": Schema.string(),
                 "buckets": Schema.array(bucketSchema),
             ], required: ["source", "buckets"]), "Each source's own series, unmerged (by_source)."),
+            "contributions": Schema.array(Schema.object([
+                "source": Schema.string(),
+                "contribution": Schema.number("The source's part of the merged total of this reply."),
+                "own_total": Schema.number("Everything the source recorded, unmerged."),
+            ], required: ["source", "contribution", "own_total"]), "With contributions: per source, in priority order."),
         ].merging(Schema.paging) { a, _ in a },
         required: ["type", "interval", "time_zone", "start", "end", "statistics", "merged", "source_priority",
                    "merge_note", "buckets", "has_more"])
@@ -76,7 +84,8 @@ extension HealthToolbox {
             interval: try arguments.string("interval"), statistics: try arguments.strings("statistics"),
             timeZone: try arguments.string("time_zone"), bySource: try arguments.bool("by_source", default: false),
             sources: try arguments.strings("source"), skipEmpty: try arguments.bool("skip_empty", default: false),
-            cursor: try arguments.string("cursor"))
+            cursor: try arguments.string("cursor"),
+            contributions: arguments.has("contributions") ? try arguments.bool("contributions", default: false) : nil)
         if request.cursor == nil, request.type == nil {
             throw HealthError(.invalidArgument, "summarize needs 'type': the type to summarize, e.g. stepCount (list_types gives the types present)")
         }
@@ -110,7 +119,8 @@ extension HealthToolbox {
         let rows: [[String]] = result.buckets.map { bucket in
             let label = result.interval == "total" ? "\(TextFormat.local(bucket.start)) → \(TextFormat.local(bucket.end))"
                 : daily ? TextFormat.localDay(bucket.start) : TextFormat.local(bucket.start)
-            var row = [label] + columns.map { $0.1(bucket) }
+            // A bucket without samples is missing, not 0.
+            var row = [label] + columns.map { bucket.count == 0 ? "no data" : $0.1(bucket) }
             for series in perSource {
                 let own = series.buckets.first { $0.start == bucket.start }
                 row.append(TextFormat.number(own?.sum ?? own?.average, decimals: decimals))
@@ -123,6 +133,15 @@ extension HealthToolbox {
         text += result.buckets.allSatisfy({ $0.count == 0 }) ? "No \(result.type) data in this range." : TextFormat.table(header, rows)
         if let total = result.totalSum, result.buckets.count > 1 {
             text += "\nTotal: \(TextFormat.number(total, decimals: decimals))\(unit == "count" ? "" : " " + unit)"
+        }
+        let empty = result.buckets.filter { $0.count == 0 }.count
+        if empty > 0, empty < result.buckets.count {
+            text += "\n\(empty) of \(result.buckets.count) buckets have no data (missing, not 0); the total covers the others."
+        }
+        if let parts = result.contributions, !parts.isEmpty {
+            text += "\nWhich source won (part of the merged total / own unmerged total):\n" + TextFormat.table(
+                ["source", "counted", "own total"],
+                parts.map { [$0.source, TextFormat.number($0.contribution, decimals: decimals), TextFormat.number($0.ownTotal, decimals: decimals)] })
         }
         if let next = result.nextCursor {
             text += "\nMore buckets follow (this reply stops at \(TextFormat.local(result.end))): call summarize with cursor=\"\(next)\"."

@@ -192,7 +192,7 @@ enum TextFormat {
     /// `7h12`.
     static func minutes(_ value: Double?) -> String {
         guard let value, value.isFinite, abs(value) < 1e12 else { return "—" }
-        let total = Int(value.rounded())
+        let total = value.clampedInt()
         let m = total % 60
         return "\(total / 60)h\(m < 10 ? "0" : "")\(m)"
     }

@@ -36,7 +36,7 @@ public struct HealthToolbox: Sendable {
     /// Every tool, in the order clients list them.
     static let definitions: [ToolDefinition] = [
         listTypes, listSources, querySamples, summarize, sleepNights, listWorkouts, getWorkout,
-        activitySummaries, latest, healthToday, energyBalance,
+        activitySummaries, latest, healthToday, energyBalance, healthCoverage,
         logFood, logWeight, logWater, logWorkout, deleteEntries, getChanges,
     ]
 

@@ -100,6 +100,28 @@ public struct HealthSample: Sendable, Hashable, Codable, Identifiable {
     }
 
     public static func naturalUUID(prefix: StableHasher, start: Date, end: Date, value: SampleValue) -> UUID {
+        naturalUUID(prefix: prefix, start: start, end: end, value: value, created: nil)
+    }
+
+    /// The version of the natural key an Apple Health export's records are stored under. Version 1 was (type,
+    /// source, start, end, value, unit); version 2 adds the creation date the export carries, so that two entries
+    /// equal in everything but their creation date (two glasses of water logged minutes apart for the same time)
+    /// are two objects, as in HealthKit. Stores written under version 1 are rekeyed once when opened.
+    public static let exportNaturalKeyVersion = 2
+
+    /// The natural UUID of an export's record: the version-1 key plus the creation date (seconds since 1970) when
+    /// the record has one. Without a creation date it is the version-1 UUID.
+    ///
+    /// ```swift
+    /// let prefix = HealthSample.naturalUUIDPrefix(type: "dietaryWater", sourceKey: source.key)
+    /// let first = HealthSample.naturalUUID(prefix: prefix, start: t, end: t, value: .quantity(250, unit: "mL"),
+    ///                                      created: 1_717_000_000)
+    /// let second = HealthSample.naturalUUID(prefix: prefix, start: t, end: t, value: .quantity(250, unit: "mL"),
+    ///                                       created: 1_717_000_240)
+    /// first != second   // two glasses, two objects
+    /// ```
+    public static func naturalUUID(prefix: StableHasher, start: Date, end: Date, value: SampleValue,
+                                   created: Double?) -> UUID {
         var hasher = prefix
         hasher.timePrefix = UInt64(max(0, min(start.timeIntervalSince1970 * 1000, Double(1 << 47))))
         hasher.combine(start.timeIntervalSince1970.bitPattern)
@@ -111,6 +133,9 @@ public struct HealthSample: Sendable, Hashable, Codable, Identifiable {
             hasher.combine(UInt64(2)); hasher.combine(UInt64(bitPattern: Int64(c)))
         case .none:
             hasher.combine(UInt64(3))
+        }
+        if let created, !created.isNaN {
+            hasher.combine(UInt64(4)); hasher.combine(created.bitPattern)
         }
         return hasher.uuid()
     }

@@ -123,22 +123,49 @@ public struct HealthSource: Sendable, Hashable, Codable {
     public static let healthAutoExportTotals = HealthSource(name: "Health Auto Export",
                                                              bundleIdentifier: mergedTotalsPrefix + "health-auto-export")
 
-    /// The class of source that decides the default priority order.
+    /// The names the Health app goes by in the languages an iPhone can be set to: what an export calls the source of
+    /// data the user entered by hand (such records carry no device).
+    public static let healthAppNames: Set<String> = [
+        "Health", "Santé", "Salud", "Salute", "Saúde", "Gezondheid", "Hälsa", "Helse", "Sundhed", "Terveys",
+        "Zdrowie", "Zdraví", "Zdravie", "Zdravlje", "Egészség", "Sănătate", "Salut", "Υγεία", "Здоровье",
+        "Здоров’я", "Sağlık", "בריאות", "الصحة", "สุขภาพ", "Kesehatan", "Kesihatan", "Sức khỏe", "健康",
+        "ヘルスケア", "건강", "स्वास्थ्य",
+    ]
+
+    /// The class of source that decides the default priority order, decided language-independently: from the
+    /// device's hardware identifier (`Watch6,1`, `iPhone14,2`), then its model (`Watch`, `iPhone`), and only when the
+    /// export names no device from the names, so that "Apple Watch de Marie" and "Apple Watch von Max" are watches
+    /// and the Health app is user-entered data under its name in any language.
+    ///
+    /// ```swift
+    /// HealthSource(name: "iPhone de Marie", deviceDescription: "<<HKDevice: 0x1>, name:iPhone, model:iPhone, hardware:iPhone14,2>")
+    ///     .category   // .iPhone
+    /// HealthSource(name: "Santé").category   // .userEntered
+    /// ```
     public var category: SourceCategory {
         if let bundle = bundleIdentifier, bundle.hasPrefix(Self.mergedTotalsPrefix) { return .mergedTotals }
-        if bundleIdentifier == "com.apple.Health" || (device == nil && (name == "Health" || name == "Santé" || name == "Salud")) {
+        if bundleIdentifier == "com.apple.Health" || (device == nil && Self.healthAppNames.contains(name)) {
             return .userEntered
         }
-        let model = (device?.model ?? "") + " " + (device?.hardware ?? "") + " " + (device?.name ?? "")
-        if model.contains("Watch") { return .appleWatch }
-        if model.contains("iPhone") { return .iPhone }
-        if device == nil {
-            // No device string: name-based fallback, as in exports from old iOS versions.
-            if name.contains("Watch") { return .appleWatch }
-            if name.contains("iPhone") { return .iPhone }
-            return .app
+        if let device {
+            if let hardware = device.hardware, let category = Self.appleCategory(hardware) { return category }
+            if let model = device.model, let category = Self.appleCategory(model) { return category }
+            let names = (device.model ?? "") + " " + (device.hardware ?? "") + " " + (device.name ?? "")
+            if names.contains("Watch") { return .appleWatch }
+            if names.contains("iPhone") { return .iPhone }
+            return .otherDevice
         }
-        return .otherDevice
+        // No device string: name-based fallback, as in exports from old iOS versions.
+        if name.contains("Watch") { return .appleWatch }
+        if name.contains("iPhone") { return .iPhone }
+        return .app
+    }
+
+    /// The class of an Apple hardware identifier or model (`Watch6,1`, `Watch`, `iPhone14,2`, `iPhone`).
+    static func appleCategory(_ identifier: String) -> SourceCategory? {
+        if identifier.hasPrefix("Watch") { return .appleWatch }
+        if identifier.hasPrefix("iPhone") { return .iPhone }
+        return nil
     }
 }
 

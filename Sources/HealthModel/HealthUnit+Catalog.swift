@@ -286,13 +286,13 @@ struct UnitAtom: Sendable {
         UnitAtom(symbol, .energy, scale: joules * 1e3, inverse: 1e-3 / joules)
     }
 
-    static let ounce = mass("oz", grams: 28.3495)
-    static let pound = mass("lb", grams: 453.592)
-    static let stone = mass("st", grams: 6350)
+    static let ounce = mass("oz", grams: 28.349523125)
+    static let pound = mass("lb", grams: 453.59237)
+    static let stone = mass("st", grams: 6350.29318)
     static let inch = length("in", meters: 0.0254)
     static let foot = length("ft", meters: 0.3048)
     static let yard = length("yd", meters: 0.9144)
-    static let mile = length("mi", meters: 1609.34)
+    static let mile = length("mi", meters: 1609.344)
     static let millimeterOfMercury = pressure("mmHg", pascals: 133.3224)
     static let centimeterOfWater = pressure("cmAq", pascals: 98.0665)
     static let atmosphere = pressure("atm", pascals: 101_325)

@@ -507,7 +507,7 @@ public struct UnitConverter: Sendable, Hashable {
     ///
     /// ```swift
     /// let toGrams = try HealthUnit("lb").converter(to: .gram)
-    /// toGrams.convert(1)   // 453.592
+    /// toGrams.convert(1)   // 453.59237
     /// ```
     @inlinable
     public func convert(_ value: Double) -> Double {

@@ -11,8 +11,8 @@ public enum ISO8601 {
     /// Formats an instant with the offset of `timeZone` at that instant (`Z` for UTC). Milliseconds are printed only
     /// when not zero.
     public static func string(_ date: Date, timeZone: TimeZone = TimeZone(secondsFromGMT: 0) ?? .current) -> String {
-        let offset = timeZone.secondsFromGMT(for: date)
-        let t = date.timeIntervalSince1970
+        let t = clamped(date.timeIntervalSince1970)
+        let offset = timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: t))
         let whole = t.rounded(.down)
         var millis = Int(((t - whole) * 1000).rounded())
         var seconds = Int64(whole) + Int64(offset)
@@ -29,9 +29,21 @@ public enum ISO8601 {
         return out
     }
 
+    /// 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z: what the four digits of a year can write.
+    public static let earliestWritable: TimeInterval = -62_135_596_800
+    public static let latestWritable: TimeInterval = 253_402_300_799
+
+    /// An instant held to what ISO 8601 with a four-digit year can write (NaN as the epoch): a stored date, however
+    /// wrong, is formatted rather than stopping the reader (`Int64(_:)` of a huge `Double` traps).
+    static func clamped(_ seconds: TimeInterval) -> TimeInterval {
+        guard !seconds.isNaN else { return 0 }
+        return min(max(seconds, earliestWritable), latestWritable)
+    }
+
     /// The calendar date (`2024-03-10`) of an instant in a time zone.
     public static func dateString(_ date: Date, timeZone: TimeZone) -> String {
-        let seconds = Int64(date.timeIntervalSince1970.rounded(.down)) + Int64(timeZone.secondsFromGMT(for: date))
+        let t = clamped(date.timeIntervalSince1970)
+        let seconds = Int64(t.rounded(.down)) + Int64(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: t)))
         let (y, m, d, _, _, _) = civil(seconds)
         return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))"
     }

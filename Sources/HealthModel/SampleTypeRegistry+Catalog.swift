@@ -276,9 +276,29 @@ extension SampleTypeRegistry {
 
     /// Category value spellings found in exports besides the canonical ones: (type, lowercased spelling) → raw value.
     /// Older exports write `HKCategoryValueSleepAnalysisAsleep` (renamed asleepUnspecified in iOS 16) and
-    /// `HKCategoryValueOvulationTestResultPositive` (renamed luteinizingHormoneSurge in iOS 13).
+    /// `HKCategoryValueOvulationTestResultPositive` (renamed luteinizingHormoneSurge in iOS 13). Sleep stages are
+    /// also accepted under the names the Health app shows in French, German, Spanish and Italian, as apps and
+    /// re-exported files sometimes write them (`"Au lit"`, `"Tief"`, `"Despierto"` → in bed, deep, awake).
+    ///
+    /// ```swift
+    /// SampleTypeRegistry.categoryValue(for: sleep, exportValue: "Profond")?.name   // "asleepDeep"
+    /// ```
     static let categoryValueAliases: [String: [String: Int]] = [
-        "sleepAnalysis": ["hkcategoryvaluesleepanalysisasleep": 1, "asleep": 1],
+        "sleepAnalysis": [
+            "hkcategoryvaluesleepanalysisasleep": 1, "asleep": 1,
+            // French
+            "au lit": 0, "endormi": 1, "sommeil": 1, "éveillé": 2, "eveille": 2, "cœur": 3, "coeur": 3,
+            "profond": 4, "sommeil profond": 4, "paradoxal": 5, "sommeil paradoxal": 5,
+            // German
+            "im bett": 0, "schlafend": 1, "schlaf": 1, "wach": 2, "kern": 3, "kernschlaf": 3, "tief": 4,
+            "tiefschlaf": 4, "rem": 5, "rem-schlaf": 5,
+            // Spanish
+            "en cama": 0, "dormido": 1, "despierto": 2, "esencial": 3, "núcleo": 3, "sueño esencial": 3, "profundo": 4,
+            "sueño profundo": 4, "sueño rem": 5,
+            // Italian
+            "a letto": 0, "addormentato": 1, "sveglio": 2, "essenziale": 3, "sonno essenziale": 3, "profondo": 4,
+            "sonno profondo": 4, "sonno rem": 5,
+        ],
         "ovulationTestResult": ["hkcategoryvalueovulationtestresultpositive": 2, "positive": 2],
     ]
 

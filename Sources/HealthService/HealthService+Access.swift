@@ -6,8 +6,15 @@ import HealthStore
 extension HealthService {
     static let grantsSettingPrefix = "access.grants."
     static let principalsSetting = "access.principals"
-    /// Names a grant may use besides sample types: activity rings are not a sample type in HealthKit either.
-    static let extraGrantTypes: Set<String> = ["activitySummary"]
+    /// Names a grant may use besides sample types: activity rings are not a sample type in HealthKit either, and
+    /// workout routes (`HKSeriesType.workoutRoute()`) are a type of their own: a `workout` grant does not give
+    /// their GPS points.
+    static let extraGrantTypes: Set<String> = ["activitySummary", "workoutRoute"]
+    /// Other spellings of the extra grant types (HealthKit's identifiers).
+    static let extraGrantAliases: [String: String] = [
+        "HKWorkoutRouteTypeIdentifier": "workoutRoute", "HKSeriesTypeIdentifierWorkoutRoute": "workoutRoute",
+        "HKActivitySummaryTypeIdentifier": "activitySummary",
+    ]
 
     /// The grants `principal` has now: its own if the owner gave it some, else (for a paired device) those of every
     /// paired device (`device:*`), else its kind's defaults (the owner everything; MCP clients and gateways read
@@ -101,6 +108,15 @@ extension HealthService {
         try await grants(for: principal).read.allows(SampleTypeRegistry.shortIdentifier(type))
     }
 
+    /// Every type name `grant` allows to read, of the registry's and the store's types: what a query over "every
+    /// type" is narrowed to for a principal that may not read everything.
+    func readableTypes(_ grant: TypeGrant) async throws -> [String] {
+        guard grant.all else { return grant.types.sorted() }
+        var names = Set(SampleTypeRegistry.all.map(\.identifier)).union(Self.extraGrantTypes)
+        names.formUnion(try await store.typeSummaries().map(\.type))
+        return names.filter(grant.allows).sorted()
+    }
+
     /// Read consent for a use case: true when readable; false when the answer must look like no data; throws
     /// `HEALTH_NOT_AUTHORIZED` (with the types) when this principal is told about denial.
     func authorizeRead(_ types: [String]) async throws -> Bool {
@@ -149,6 +165,7 @@ extension HealthService {
         try (list(names) ?? []).map { name throws(HealthError) in
             if name == "*" || name.lowercased() == "all" { return "*" }
             if extraGrantTypes.contains(name) { return name }
+            if let alias = extraGrantAliases[name] { return alias }
             return try SampleTypeRegistry.resolve(name).identifier
         }
     }

@@ -13,9 +13,11 @@ extension HealthService {
 
     /// Files a request for access for this service's principal, HealthKit's `requestAuthorization(toShare:read:)`.
     ///
-    /// Types the owner already decided for this principal (granted, or in a request already approved or denied) are
-    /// not asked again; when nothing is left to ask, no request is filed. A principal has at most one pending
-    /// request: a second one adds its types to it.
+    /// Every read asked for is recorded, whatever is granted: which reads are granted is never revealed by what the
+    /// request files (HealthKit's rule). Types of this principal's decided requests are not asked again (whatever the
+    /// answer was), nor writes already granted; when nothing is left to ask, no request is filed. Each paired client
+    /// (``client``) has at most one pending request: a second one adds its types to it; another client of the same
+    /// app files its own, never touching this one's types or reasons.
     ///
     /// ```swift
     /// let app = service.acting(as: try Principal(parsing: "app:com.example.diet"))
@@ -35,7 +37,8 @@ extension HealthService {
         let reasons = try Self.requestReasons(input.reasons)
         let decided = try await decidedTypes(for: principal)
         let grants = try await grants(for: principal)
-        let askRead = read.filter { !decided.read.contains($0) && !grants.read.allows($0) }
+        // Reads: only "asked before" (approved or denied alike) drops a type, never whether it is granted.
+        let askRead = read.filter { !decided.read.contains($0) }
         let askWrite = write.filter { !decided.write.contains($0) && !grants.write.allows($0) }
         var filed: AccessRequest?
         if !askRead.isEmpty || !askWrite.isEmpty {
@@ -65,7 +68,7 @@ extension HealthService {
                 write[name] = .notDetermined
             }
         }
-        let pending = try await requests(of: principal).contains { $0.status == .pending }
+        let pending = try await requests(of: principal).contains { $0.status == .pending && $0.client == client }
         return AuthorizationStatusResult(principal: principal.id, write: write, requestPending: pending)
     }
 
@@ -137,16 +140,21 @@ extension HealthService {
     // MARK: - Storage
 
     func fileRequest(read: [String], write: [String], reasons: [String: String]) async throws -> AccessRequest {
-        let pendingCount = try await allRequests().filter { $0.status == .pending && $0.principal != principal.id }.count
+        let mine = { (request: AccessRequest) in
+            request.status == .pending && request.principal == self.principal.id && request.client == self.client
+        }
+        let pendingCount = try await allRequests().filter { $0.status == .pending && !mine($0) }.count
         guard pendingCount < Self.maximumPendingRequests else {
             throw HealthError(.rateLimited, "too many access requests are waiting for the owner; try again later")
         }
         let now = ISO8601.string(clock())
-        if var pending = try await requests(of: principal).first(where: { $0.status == .pending }) {
+        // Only this client's own pending request is extended: another client of the same app files its own.
+        if var pending = try await requests(of: principal).first(where: mine) {
             let key = Self.requestSettingPrefix + pending.id
+            let client = self.client
             let text = try await store.updateSetting(key) { text in
                 guard let text, var stored = try? JSONDecoder().decode(AccessRequest.self, from: Data(text.utf8)),
-                      stored.status == .pending else {
+                      stored.status == .pending, stored.client == client else {
                     return text
                 }
                 stored.read = Self.union(stored.read, read)
@@ -162,7 +170,8 @@ extension HealthService {
             pending.status = .denied  // decided meanwhile: file a new one below
         }
         let request = AccessRequest(id: "req-" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16),
-                                    principal: principal.id, read: read, write: write, reasons: reasons, createdAt: now)
+                                    principal: principal.id, read: read, write: write, reasons: reasons, createdAt: now,
+                                    client: client)
         let data = try JSONEncoder.wire.encode(request)
         try await store.setSetting(Self.requestSettingPrefix + request.id, String(decoding: data, as: UTF8.self))
         return request
@@ -257,6 +266,9 @@ public struct AccessRequest: Codable, Sendable, Hashable, Identifiable {
     public var id: String
     /// Who asks (`app:ID`, `device:ID`, `ingest:NAME`, …).
     public var principal: String
+    /// The paired client that filed it (its id, as `healthbridge clients` lists it), when one did: each client of an
+    /// app has its own pending request and reasons.
+    public var client: String?
     public var read: [String]
     public var write: [String]
     public var reasons: [String: String]
@@ -270,8 +282,9 @@ public struct AccessRequest: Codable, Sendable, Hashable, Identifiable {
 
     public init(id: String, principal: String, read: [String], write: [String], reasons: [String: String],
                 createdAt: String, status: Status = .pending, decidedAt: String? = nil, grantedRead: [String] = [],
-                grantedWrite: [String] = []) {
-        self.id = id; self.principal = principal; self.read = read; self.write = write; self.reasons = reasons
+                grantedWrite: [String] = [], client: String? = nil) {
+        self.id = id; self.principal = principal; self.client = client; self.read = read; self.write = write
+        self.reasons = reasons
         self.createdAt = createdAt; self.status = status; self.decidedAt = decidedAt
         self.grantedRead = grantedRead; self.grantedWrite = grantedWrite
     }

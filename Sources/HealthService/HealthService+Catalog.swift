@@ -118,10 +118,15 @@ extension HealthService {
     }
 
     /// Every source with its sample count; with a type, that type's sources in the order its statistics merge by.
+    /// A principal that may not read every type sees the sources of the types it may read, with those types'
+    /// counts: a source known only for a denied type is not listed (denial looks like no data).
     public func sources(_ request: SourcesRequest) async throws -> SourcesResult {
         guard let name = DateRange.nonEmpty(request.type) else {
-            let summaries = try await store.sources(type: nil).sorted { $0.count > $1.count }
-            return SourcesResult(count: summaries.count, sources: summaries.map { Self.sourceRecord($0, rank: nil) })
+            let grant = try await grants(for: principal).read
+            let summaries = grant.all && grant.except.isEmpty
+                ? try await store.sources(type: nil) : try await readableSources(grant)
+            let sorted = summaries.sorted { $0.count > $1.count }
+            return SourcesResult(count: sorted.count, sources: sorted.map { Self.sourceRecord($0, rank: nil) })
         }
         let type = try await resolveType(name)
         guard try await authorizeRead([type.identifier]) else {
@@ -158,6 +163,23 @@ extension HealthService {
             }
         }
         return try await sources(SourcesRequest(type: type.identifier))
+    }
+
+    /// The sources of the types `grant` allows to read that have samples, each with its count over those types.
+    func readableSources(_ grant: TypeGrant) async throws -> [SourceSummary] {
+        var merged: [String: SourceSummary] = [:], order: [String] = []
+        for summary in try await store.typeSummaries() where grant.allows(summary.type) {
+            for source in try await store.priority(type: summary.type, counts: true) where source.count > 0 {
+                if var known = merged[source.source.key] {
+                    known.count += source.count
+                    merged[source.source.key] = known
+                } else {
+                    merged[source.source.key] = source
+                    order.append(source.source.key)
+                }
+            }
+        }
+        return order.compactMap { merged[$0] }
     }
 
     static func sourceRecord(_ summary: SourceSummary, rank: Int?) -> SourceRecord {

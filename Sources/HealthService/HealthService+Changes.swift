@@ -77,8 +77,17 @@ extension HealthService {
                 return type.identifier
             }
         }
-        // Types not readable are filtered out, as if nothing had changed for them.
-        let readable = types.map { $0.filter(grants.allows) }
+        // Types not readable are filtered out, as if nothing had changed for them — in the store's query itself, so
+        // that neither the page's size, `hasMore`, nor when a long-poll wakes depends on data this principal may
+        // not read.
+        let readable: [String]?
+        if let types {
+            readable = types.filter(grants.allows)
+        } else if grants.all && grants.except.isEmpty {
+            readable = nil
+        } else {
+            readable = try await readableTypes(grants)
+        }
         let notifications = wait > 0 ? store.changeNotifications() : nil
         var result = try await changeSet(since: anchor, types: readable, limit: limit, grants: grants, service: service)
         if wait > 0, result.added.isEmpty, result.deleted.isEmpty, let notifications {
@@ -114,7 +123,8 @@ extension HealthService {
             added.append(.init(type: sample.type, sample: try service.record(sample, type: type)))
         }
         if grants.allows("workout") {
-            added += set.addedWorkouts.map { .init(type: "workout", workout: service.workoutRecord($0)) }
+            let routes = grants.allows(Self.workoutRouteType)
+            added += set.addedWorkouts.map { .init(type: "workout", workout: service.workoutRecord($0, routes: routes)) }
         }
         let deleted = set.deleted.filter { grants.allows($0.type) }.map {
             ChangesResult.DeletedObject(uuid: $0.uuid.uuidString, type: $0.type, syncId: $0.syncIdentifier,

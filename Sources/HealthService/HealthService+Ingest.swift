@@ -69,6 +69,12 @@ public struct IngestReport: Codable, Sendable, Hashable {
 extension HealthService {
     /// The largest payload an ingest takes (real payloads reach about 25 MB).
     public static let maxIngestBytes = 64 * 1024 * 1024
+    /// The most objects one payload may hold (a real 25 MB payload holds about 130,000): what is kept per payload
+    /// while it is read stays bounded (about 200 bytes an object), whatever the body holds.
+    public static let maxIngestItems = 1_000_000
+    /// How far past now a single pushed sample (not a bucket) may be dated: a phone's clock or the offset it wrote
+    /// may be off by hours.
+    static let ingestSampleAhead: TimeInterval = 86_400
 
     /// The source of workouts pushed by Health Auto Export.
     public static let healthAutoExportSource = HealthSource(name: "Health Auto Export",
@@ -96,6 +102,70 @@ extension HealthService {
         guard body.count <= Self.maxIngestBytes else {
             throw HealthError(.payloadTooLarge, "a Health Auto Export payload is at most \(Self.maxIngestBytes / 1_048_576) MB")
         }
+        let reader = HAEPayloadReader(aggregation: HAEBucket(header: info.aggregation))
+        return try await ingest(consume body, format: .healthAutoExport, info: info) { body, item, workout in
+            try reader.read(body, item: item, workout: workout)
+        }
+    }
+
+    /// Stores what an Android phone pushes through HC Webhook (Google Health Connect's records: steps, heart rate,
+    /// sleep stages, distance, active energy, weight, blood pressure, nutrition, exercise…; see
+    /// ``HealthConnectPayloadReader``) for this principal, exactly as ``ingestHealthAutoExport(_:info:)`` stores an
+    /// iPhone's: the same checks (``IngestValidator``), the same write consent, one transaction, exactly once. Each
+    /// record's source is its Health Connect data origin (the package name of the app that wrote it); its sync
+    /// identifier (`hc/TYPE/START/END[/STAGE]/SOURCE`) makes a re-send store nothing new.
+    ///
+    /// ```swift
+    /// let report = try await service.acting(as: Principal(kind: .ingest, name: "pixel"))
+    ///     .ingestHealthConnect(Array(body))
+    /// report.format     // "health-connect"
+    /// report.inserted   // 31
+    /// ```
+    public func ingestHealthConnect(_ body: consuming [UInt8], info: IngestBatchInfo = IngestBatchInfo())
+        async throws -> IngestReport
+    {
+        guard body.count <= Self.maxIngestBytes else {
+            throw HealthError(.payloadTooLarge, "a Health Connect payload is at most \(Self.maxIngestBytes / 1_048_576) MB")
+        }
+        let reader = HealthConnectPayloadReader()
+        return try await ingest(consume body, format: .healthConnect, info: info) { body, item, workout in
+            try reader.read(body, item: item, workout: workout)
+        }
+    }
+
+    /// The formats an ingest reads: how their objects are keyed and attributed.
+    enum IngestFormat: Sendable {
+        case healthAutoExport, healthConnect
+
+        /// The report's `format`.
+        var name: String { self == .healthAutoExport ? "health-auto-export" : "health-connect" }
+        /// The first part of every sync identifier of the format.
+        var keyPrefix: String { self == .healthAutoExport ? "hae" : "hc" }
+        var label: String { self == .healthAutoExport ? "Health Auto Export" : "Health Connect" }
+    }
+
+    /// The source of a single sample of `format` as sent (`Sam's Apple Watch`, `com.google.android.apps.fitness`).
+    /// A Health Connect data origin is an app's package name, kept as its bundle identifier too, unless it claims
+    /// one of HealthBridge's own.
+    static func ingestSource(_ sent: String, format: IngestFormat) -> HealthSource {
+        guard !sent.isEmpty else { return HealthSource(name: format.label) }
+        switch format {
+        case .healthAutoExport:
+            return HealthSource(name: sent)
+        case .healthConnect:
+            guard sent != HealthConnectPayloadReader.defaultSource, !sent.lowercased().hasPrefix("org.healthbridge") else {
+                return HealthSource(name: sent)
+            }
+            return HealthSource(name: sent, bundleIdentifier: sent)
+        }
+    }
+
+    /// The ingest of one payload of any format: read and validated item by item, keyed, authorized, compared with
+    /// what is stored and committed in one transaction.
+    func ingest(_ body: consuming [UInt8], format: IngestFormat, info: IngestBatchInfo,
+                read: ([UInt8], (HAEItem) throws -> Void, (HAEWorkout) throws -> Void) throws -> HAEReadSummary)
+        async throws -> IngestReport
+    {
         // Items are keyed as they are read; a key seen twice in one payload keeps the last item.
         var entries: [IngestEntry] = []
         // About one item per 70 bytes of an hourly payload: reserved once, so the array never grows by copying
@@ -105,9 +175,17 @@ extension HealthService {
         var sourceHashes: [String: UInt64] = [:]
         var sourceNames: [String: String] = [:]
         var workouts: [HAEWorkout] = []
-        let reader = HAEPayloadReader(aggregation: HAEBucket(header: info.aggregation))
-        let summary = try reader.read(body, item: { read in
+        // Every item passes the checks every write passes (finite, within its type's bounds, dated from 1900 to a
+        // little after now) before anything is built from it: a hostile number is counted as rejected, never keyed,
+        // stored or formatted.
+        var validator = IngestValidator(now: clock())
+        let summary = try read(body, { read in
+            guard validator.accepts(read) else { return }
+            guard entries.count < Self.maxIngestItems else {
+                throw HealthError(.payloadTooLarge, "a \(format.label) payload holds at most \(Self.maxIngestItems) objects; send a shorter period")
+            }
             var item = read
+            item.metadata = validator.checkedMetadata(item)
             // One copy of each source string, shared by its items.
             if let shared = sourceNames[item.source] { item.source = shared } else { sourceNames[item.source] = item.source }
             var hash: UInt64 = 0
@@ -124,15 +202,19 @@ extension HealthService {
                 positions[key] = entries.count
                 entries.append(IngestEntry(item: item, key: key, version: 1))
             }
-        }, workout: { workouts.append($0) })
+        }, { workout in
+            guard validator.accepts(workout) else { return }
+            workouts.append(workout)
+        })
         positions = [:]
         // The body is not needed any more: a caller that handed it over (`consume`) gets its memory back now.
         _ = consume body
 
         var report = IngestReport()
+        report.format = format.name
         report.unknown = summary.unknown
-        report.rejected = summary.rejected
-        report.reasons = summary.reasons
+        report.rejected = summary.rejected.merging(validator.rejected, uniquingKeysWith: +)
+        report.reasons = summary.reasons.merging(validator.reasons) { first, _ in first }
 
         // Consent first: a type this principal may not write refuses the whole payload.
         var types = Set(entries.map(\.item.type))
@@ -140,7 +222,7 @@ extension HealthService {
         if !workouts.isEmpty { types.insert("workout") }
         for type in types.sorted() { try await authorizeWrite(type) }
 
-        let replacedObjects = try await compareWithStored(&entries)
+        let replacedObjects = try await compareWithStored(&entries, prefix: format.keyPrefix)
         let now = clock()
         var batch = SampleBatch(capacity: entries.count)
         // Sync versions are settled above: the store inserts in bulk, a row already stored (same key, same version,
@@ -149,23 +231,24 @@ extension HealthService {
         batch.reserveText(entries.count * 224)
         var correlations: [HealthCorrelation] = []
         var sources: [String: HealthSource] = [:]
+        let totals = ingestTotalsSource
         for entry in entries {
             let item = entry.item
             report.types[item.type, default: 0] += 1
             guard let version = entry.version else { report.unchanged += 1; continue }
             let source: HealthSource
             if item.aggregated {
-                source = .healthAutoExportTotals
+                source = totals
             } else if let known = sources[item.source] {
                 source = known
             } else {
-                source = HealthSource(name: item.source.isEmpty ? "Health Auto Export" : item.source)
+                source = Self.ingestSource(item.source, format: format)
                 sources[item.source] = source
             }
             let metadata = item.metadata
             // A single sample's source is its device; a merged total's devices (joined with "|") are not kept per
             // bucket: the totals source stands for them all.
-            let key = entry.key.string
+            let key = entry.key.string(format.keyPrefix)
             let start = Date(timeIntervalSince1970: item.start), end = Date(timeIntervalSince1970: item.end)
             func sample(_ type: String, _ value: SampleValue, key: String) -> HealthSample {
                 var metadata = metadata
@@ -195,7 +278,7 @@ extension HealthService {
         var healthWorkouts: [HealthWorkout] = []
         var routes: [UUID: RoutePointColumns] = [:]
         for workout in workouts {
-            let mapped = healthWorkout(workout, now: now)
+            let mapped = healthWorkout(workout, now: now, format: format)
             report.types["workout", default: 0] += 1
             report.routePoints += workout.route.count
             if let route = mapped.routes.first, !workout.route.isEmpty { routes[route.uuid] = workout.route }
@@ -253,16 +336,18 @@ extension HealthService {
 
         init(_ item: HAEItem, sourceHash: UInt64) {
             type = item.type
-            start = Int64(((item.night ?? item.start) * 1000).rounded())
-            end = Int64((item.end * 1000).rounded())
+            // Validated instants (1900 to a year ahead) in milliseconds: far inside Int64; clamped all the same.
+            start = ((item.night ?? item.start) * 1000).clampedInt64()
+            end = (item.end * 1000).clampedInt64()
             if case .category(let value) = item.value { category = Int32(clamping: value) } else { category = -1 }
             source = item.aggregated ? 0 : sourceHash
             night = item.night != nil
         }
 
-        var string: String {
-            if night { return "hae/\(type)/night/\(start)/\(category)" }
-            var key = "hae/\(type)/\(start)"
+        /// The sync identifier, after `prefix` (`hae`, `hc`).
+        func string(_ prefix: String) -> String {
+            if night { return "\(prefix)/\(type)/night/\(start)/\(category)" }
+            var key = "\(prefix)/\(type)/\(start)"
             if category >= 0 { key += "/\(category)" }
             key += "/\(end)"
             if source != 0 { key += "/" + String(source, radix: 16) }
@@ -278,10 +363,20 @@ extension HealthService {
             .reduce(UInt64(0)) { $0 << 8 | UInt64($1) } | 1
     }
 
+    /// The source of the bucket totals this principal pushes: one per writer (`Health Auto Export (ingest:phone)`),
+    /// so that two tokens pushing the same hour never replace each other's totals — a principal replaces only what
+    /// it wrote, as it deletes only what it wrote. Its bundle identifier marks it as merged totals for the priority
+    /// order.
+    var ingestTotalsSource: HealthSource {
+        let writer = principal.source.bundleIdentifier.map { String($0.dropFirst("org.healthbridge.".count)) } ?? "owner"
+        return HealthSource(name: "Health Auto Export (\(principal.id))",
+                            bundleIdentifier: HealthSource.mergedTotalsPrefix + "health-auto-export." + writer)
+    }
+
     /// Compares aggregated buckets with the stored ones of the totals source over the payload's range: unchanged
     /// ones are not written (version nil), changed ones get the next version. Returns the stored objects the new
     /// versions replace.
-    func compareWithStored(_ entries: inout [IngestEntry]) async throws -> [UUID] {
+    func compareWithStored(_ entries: inout [IngestEntry], prefix: String = "hae") async throws -> [UUID] {
         var replaced: [UUID] = []
         var ranges: [String: (Double, Double)] = [:]
         for entry in entries where entry.item.aggregated {
@@ -291,14 +386,14 @@ extension HealthService {
             let range = ranges[type] ?? (first, entry.item.end)
             ranges[type] = (min(range.0, first), max(range.1, entry.item.end))
         }
-        let totalsKey = HealthSource.healthAutoExportTotals.key
+        let totalsKey = ingestTotalsSource.key
         for (type, range) in ranges {
             let stored = try await store.syncedObjects(type: type, sourceKey: totalsKey,
                                                        start: Date(timeIntervalSince1970: range.0),
                                                        end: Date(timeIntervalSince1970: range.1 + 1))
             guard !stored.isEmpty else { continue }
             for index in entries.indices where entries[index].item.aggregated && entries[index].item.type == type {
-                guard let old = stored[entries[index].key.string] else { continue }
+                guard let old = stored[entries[index].key.string(prefix)] else { continue }
                 let item = entries[index].item
                 let value: Double
                 switch item.value {
@@ -320,18 +415,27 @@ extension HealthService {
 
     /// A workout of the payload as HealthKit's: the id (HAE's UUID of the HealthKit workout) or the natural key
     /// makes its UUID, so a re-send is the same workout.
-    func healthWorkout(_ workout: HAEWorkout, now: Date) -> HealthWorkout {
+    func healthWorkout(_ workout: HAEWorkout, now: Date, format: IngestFormat = .healthAutoExport) -> HealthWorkout {
         let start = workout.start.date, end = Date(timeIntervalSince1970: workout.end)
-        let key = workout.id.map { "hae/workout/\($0)" }
-            ?? "hae/workout/\(workout.activityType)/\(Int64(workout.start.seconds * 1000))/\(Int64(workout.end * 1000))"
-        let source = Self.healthAutoExportSource
+        let prefix = format.keyPrefix
+        var key = workout.id.map { "\(prefix)/workout/\($0)" }
+            ?? "\(prefix)/workout/\(workout.activityType)/\((workout.start.seconds * 1000).clampedInt64())/\((workout.end * 1000).clampedInt64())"
+        let source: HealthSource
+        if format == .healthConnect {
+            // The app that wrote the exercise to Health Connect, part of the key as for samples.
+            let origin = workout.metadata["HealthBridgeDataOrigin"] ?? ""
+            source = Self.ingestSource(origin, format: format)
+            if workout.id == nil, !origin.isEmpty { key += "/" + String(Self.sourceHash(origin), radix: 16) }
+        } else {
+            source = Self.healthAutoExportSource
+        }
         let uuid = workout.id.flatMap(UUID.init(uuidString:))
             ?? HealthSample.naturalUUID(type: "workout", sourceKey: source.key, start: start, end: end,
                                         value: .quantity(1, unit: key))
         var metadata = workout.metadata
         metadata[MetadataKey.syncIdentifier] = key
         metadata[MetadataKey.syncVersion] = "1"
-        if !workout.name.isEmpty { metadata["HealthBridgeHAEName"] = workout.name }
+        if !workout.name.isEmpty, format == .healthAutoExport { metadata["HealthBridgeHAEName"] = workout.name }
         var statistics: [HealthWorkout.Statistic] = []
         if let rate = workout.heartRate {
             statistics.append(.init(type: "heartRate", start: start, end: end, average: rate.average,

@@ -33,7 +33,8 @@ extension HealthService {
             throw HealthError(.invalidArgument, "interval must be hour, day or week, got '\(interval)'")
         }
         let result = try await summaryPages(SummaryRequest(type: params.type, start: params.startISO ?? "today",
-                                                           end: params.endISO, interval: interval))
+                                                           end: params.endISO, interval: interval,
+                                                           contributions: params.contributions))
         var payload = Self.openClawSummary(result)
         payload.type = params.type
         payload.interval = interval
@@ -52,6 +53,17 @@ extension HealthService {
                     all[index].buckets += series.first { $0.source == all[index].source }?.buckets ?? []
                 }
                 result.bySource = all
+            }
+            if let parts = page.contributions, var all = result.contributions {
+                for part in parts {
+                    if let index = all.firstIndex(where: { $0.source == part.source }) {
+                        all[index].contribution += part.contribution
+                        all[index].ownTotal += part.ownTotal
+                    } else {
+                        all.append(part)
+                    }
+                }
+                result.contributions = all
             }
             result.end = page.end
             cursor = page.nextCursor
@@ -79,7 +91,29 @@ extension HealthService {
         return OpenClawHealthSummaryPayload(
             type: result.type, interval: result.interval, statistics: wire(result.buckets), timeZone: result.timeZone,
             merged: result.merged, sourcePriority: result.sourcePriority,
-            bySource: result.bySource?.map { OpenClawHealthSourceSeries(source: $0.source, statistics: wire($0.buckets)) })
+            bySource: result.bySource?.map { OpenClawHealthSourceSeries(source: $0.source, statistics: wire($0.buckets)) },
+            contributions: result.contributions?.map {
+                OpenClawHealthContribution(source: $0.source, contribution: $0.contribution, ownTotal: $0.ownTotal)
+            })
+    }
+
+    /// `health.coverage` (an extension of the plan): ``coverage(_:)`` in the node's wire names.
+    ///
+    /// ```swift
+    /// let payload = try await service.coverage(OpenClawHealthCoverageParams(type: "stepCount", startISO: "30d"))
+    /// ```
+    public func coverage(_ params: OpenClawHealthCoverageParams) async throws -> OpenClawHealthCoveragePayload {
+        let result = try await coverage(CoverageRequest(type: params.type, start: params.startISO, end: params.endISO,
+                                                        interval: params.interval))
+        return OpenClawHealthCoveragePayload(
+            type: result.type, interval: result.interval, timeZone: result.timeZone, startISO: result.start,
+            endISO: result.end,
+            buckets: result.buckets.map {
+                .init(startISO: $0.start, endISO: $0.end, date: $0.date, count: $0.count, noData: $0.noData,
+                      sources: $0.sources)
+            },
+            gaps: result.gaps.map { .init(startISO: $0.start, endISO: $0.end, buckets: $0.buckets) },
+            sources: result.sources)
     }
 
     /// Upstream OpenClaw's `health.summary {"period":"today"}`.

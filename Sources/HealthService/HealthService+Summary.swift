@@ -32,13 +32,17 @@ public struct SummaryRequest: Codable, Sendable, Hashable {
     /// Buckets per page, 1…100,000; default about 1,000 values per page.
     public var limit: Int?
     public var cursor: String?
+    /// Cumulative types: which source won — each source's part of the merged sum (per bucket and over the
+    /// result) beside its own unmerged total. See ``SummaryResult/contributions``.
+    public var contributions: Bool?
 
     public init(type: String? = nil, start: String? = nil, end: String? = nil, interval: String? = nil,
                 statistics: [String]? = nil, timeZone: String? = nil, bySource: Bool? = nil, sources: [String]? = nil,
-                skipEmpty: Bool? = nil, unit: String? = nil, limit: Int? = nil, cursor: String? = nil) {
+                skipEmpty: Bool? = nil, unit: String? = nil, limit: Int? = nil, cursor: String? = nil,
+                contributions: Bool? = nil) {
         self.type = type; self.start = start; self.end = end; self.interval = interval; self.statistics = statistics
         self.timeZone = timeZone; self.bySource = bySource; self.sources = sources; self.skipEmpty = skipEmpty
-        self.unit = unit; self.limit = limit; self.cursor = cursor
+        self.unit = unit; self.limit = limit; self.cursor = cursor; self.contributions = contributions
     }
 
     public static let maxLimit = 100_000
@@ -64,6 +68,14 @@ public struct SummaryResult: Codable, Sendable, Hashable {
     /// Cumulative types: the sum over the buckets of this page.
     public var totalSum: Double?
     public var bySource: [SourceSeries]?
+    /// Which source won (with `contributions`): per source, in priority order, its part of the merged total of
+    /// these buckets and its own unmerged total. The parts add up to `total_sum`; each `own_total` ≥ its part.
+    ///
+    /// ```json
+    /// [{"source": "Apple Watch", "contribution": 61200, "own_total": 61200},
+    ///  {"source": "iPhone", "contribution": 14800, "own_total": 70300}]
+    /// ```
+    public var contributions: [SourceContribution]?
     public var hasMore: Bool
     public var nextCursor: String?
 
@@ -72,10 +84,25 @@ public struct SummaryResult: Codable, Sendable, Hashable {
         public var buckets: [SummaryBucket]
     }
 
+    /// One source's part of a merged total and its own total.
+    public struct SourceContribution: Codable, Sendable, Hashable {
+        public var source: String
+        /// What counted after the merge.
+        public var contribution: Double
+        /// Everything the source recorded in the range, unmerged.
+        public var ownTotal: Double
+
+        public init(source: String, contribution: Double, ownTotal: Double) {
+            self.source = source; self.contribution = contribution; self.ownTotal = ownTotal
+        }
+
+        enum CodingKeys: String, CodingKey { case source, contribution, ownTotal = "own_total" }
+    }
+
     enum CodingKeys: String, CodingKey {
         case type, unit, interval, timeZone = "time_zone", start, end, statistics, merged
         case sourcePriority = "source_priority", mergeNote = "merge_note", buckets, totalSum = "total_sum"
-        case bySource = "by_source", hasMore = "has_more", nextCursor = "next_cursor"
+        case bySource = "by_source", contributions, hasMore = "has_more", nextCursor = "next_cursor"
     }
 }
 
@@ -97,10 +124,14 @@ public struct SummaryBucket: Codable, Sendable, Hashable {
     public var count: Int
     /// Sources whose data counted, highest priority first.
     public var sources: [String]
+    /// True when nothing was recorded in the bucket (`count` 0, no statistics): a missing day, never a 0.
+    public var noData: Bool?
+    /// With `contributions`: each source's part of `sum` after the merge, by source name.
+    public var contributions: [String: Double]?
 
     enum CodingKeys: String, CodingKey {
         case start, end, date, sum, average, min, max, mostRecent = "most_recent", mostRecentAt = "most_recent_at"
-        case durationsMinutes = "durations_minutes", count, sources
+        case durationsMinutes = "durations_minutes", count, sources, noData = "no_data", contributions
     }
 }
 
@@ -152,6 +183,7 @@ extension HealthService {
         /// The next page's first bucket index from `anchor`.
         var index: Int?
         var anchor: Date?
+        var contributions: Bool?
     }
 
     /// Statistics of a type per bucket, merged across sources by priority for cumulative and category types, paged
@@ -178,7 +210,7 @@ extension HealthService {
                                  statistics: Self.list(request.statistics) ?? [], bySource: request.bySource ?? false,
                                  sources: Self.list(request.sources), skipEmpty: request.skipEmpty ?? false,
                                  unit: DateRange.nonEmpty(request.unit), timeZone: zoned.homeTimeZone.identifier,
-                                 size: 0, index: nil, anchor: nil)
+                                 size: 0, index: nil, anchor: nil, contributions: request.contributions)
             if let limit = request.limit {
                 state.size = try Self.limit(limit, default: 0, range: 1...SummaryRequest.maxLimit)
             }
@@ -221,10 +253,15 @@ extension HealthService {
                 _ = try HealthUnit.parse(canonical).convert(1, to: HealthUnit.parse(unit))
             }
         }
+        let contributions = state.contributions ?? false
+        if contributions && !type.isCumulative {
+            throw HealthError(.invalidArgument, "contributions apply to cumulative types (steps, distance, energy, …), whose sources are merged by priority; \(type.identifier) is not cumulative")
+        }
         try await checkSources(state.sources, type: type)
         let readable = try await authorizeRead([type.identifier])
         if state.size == 0 {
-            let sourceCount = state.bySource ? try await store.sources(type: type.identifier).count : 0
+            // A denied type pages as a type without sources: the page size never depends on data it may not read.
+            let sourceCount = state.bySource && readable ? try await store.sources(type: type.identifier).count : 0
             state.size = max(25, 1_000 / (1 + sourceCount))
         }
 
@@ -245,15 +282,25 @@ extension HealthService {
         var statistics = try await engine.statistics(StatisticsRequest(
             type: type.identifier, start: pageStart, end: pageEnd, interval: interval,
             anchor: interval == nil ? nil : anchor, timeZone: zone, options: options,
-            separateBySource: state.bySource, includeEmpty: !state.skipEmpty, unit: state.unit, sources: state.sources))
+            separateBySource: state.bySource || contributions, includeEmpty: !state.skipEmpty, unit: state.unit,
+            sources: state.sources, contributions: contributions))
         if !readable {
             // No data, as HealthKit answers an app that may not read the type.
             statistics.buckets = state.skipEmpty ? [] : statistics.buckets.map { StatisticsBucket(start: $0.start, end: $0.end) }
-            statistics.bySource = state.bySource ? [] : nil
+            statistics.bySource = state.bySource || contributions ? [] : nil
             statistics.priority = []
+        }
+        var ownSeries: [SourceSeries]?
+        if contributions {
+            ownSeries = statistics.bySource
+            if !state.bySource { statistics.bySource = nil }
         }
         var result = service.summaryResult(statistics, type: type, interval: interval, options: options,
                                            start: pageStart, end: pageEnd)
+        if let ownSeries {
+            result.contributions = Self.contributions(buckets: statistics.buckets, own: ownSeries,
+                                                      priority: statistics.priority)
+        }
         if let nextIndex {
             state.index = nextIndex
             state.anchor = anchor
@@ -273,7 +320,8 @@ extension HealthService {
                           sum: bucket.sum, average: bucket.average, min: bucket.min, max: bucket.max,
                           mostRecent: bucket.mostRecent, mostRecentAt: bucket.mostRecentDate.map(iso),
                           durationsMinutes: bucket.durations?.mapValues { Self.minutes($0) },
-                          count: bucket.count, sources: bucket.sources)
+                          count: bucket.count, sources: bucket.sources, noData: bucket.count == 0 ? true : nil,
+                          contributions: bucket.contributions)
         }
         let merged = type.isCumulative || type.kind == .category
         let order = result.priority.joined(separator: " > ")
@@ -290,6 +338,21 @@ extension HealthService {
             totalSum: type.isCumulative && !sums.isEmpty ? sums.reduce(0, +) : nil,
             bySource: result.bySource?.map { SummaryResult.SourceSeries(source: $0.source, buckets: $0.buckets.map(bucket)) },
             hasMore: false, nextCursor: nil)
+    }
+
+    /// Each source's part of the merged sums of `buckets` and its own total from `own`, in priority order; sources
+    /// with neither are left out.
+    static func contributions(buckets: [StatisticsBucket], own: [SourceSeries],
+                              priority: [String]) -> [SummaryResult.SourceContribution] {
+        var parts: [String: Double] = [:]
+        for bucket in buckets { for (source, part) in bucket.contributions ?? [:] { parts[source, default: 0] += part } }
+        var owns: [String: Double] = [:]
+        for series in own { owns[series.source, default: 0] += series.buckets.reduce(0) { $0 + ($1.sum ?? 0) } }
+        let names = priority + Set(parts.keys).union(owns.keys).subtracting(priority).sorted()
+        return names.compactMap { name in
+            guard parts[name] != nil || owns[name] != nil else { return nil }
+            return SummaryResult.SourceContribution(source: name, contribution: parts[name] ?? 0, ownTotal: owns[name] ?? 0)
+        }
     }
 
     /// Seconds as minutes, to a tenth: the precision every duration in a result has.

@@ -63,7 +63,7 @@ extension HealthService {
         return TodayResult(date: ISO8601.dateString(start, timeZone: homeTimeZone), timeZone: homeTimeZone.identifier,
                            start: iso(start), now: iso(now), steps: steps, stepsSourcePriority: priority,
                            activeEnergyKcal: energy, restingHeartRateBpm: resting, sleep: sleep.map(sleepRecord),
-                           workouts: workouts.map(workoutRecord), workoutCount: workouts.count,
+                           workouts: workouts.map { workoutRecord($0, routes: grants.allows(Self.workoutRouteType)) }, workoutCount: workouts.count,
                            workoutMinutes: Self.minutes(workouts.reduce(0) { $0 + $1.duration }), merged: true)
     }
 }

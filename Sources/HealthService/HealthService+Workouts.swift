@@ -62,8 +62,8 @@ public struct WorkoutRecord: Codable, Sendable, Hashable {
     /// a duration, or when slower than 100 h/km (not a pace worth showing).
     public var paceSecondsPerKm: Int? {
         guard let km = distanceKm, km > 0.01, durationMinutes > 0 else { return nil }
-        let seconds = Int((durationMinutes * 60 / km).rounded())
-        return seconds < 100 * 3600 ? seconds : nil
+        guard let seconds = (durationMinutes * 60 / km).checkedInt(), seconds < 100 * 3600 else { return nil }
+        return seconds
     }
 
     enum CodingKeys: String, CodingKey {
@@ -233,10 +233,11 @@ extension HealthService {
         var result = WorkoutsResult(timeZone: state.timeZone, start: service.iso(state.start), end: service.iso(state.end),
                                     count: 0, workouts: [], hasMore: false)
         guard try await authorizeRead(["workout"]) else { return result }
+        let routes = try await grants(for: principal).read.allows(Self.workoutRouteType)
         let fetched = try await store.workouts(WorkoutQuery(activityTypes: state.types, start: state.start, end: state.end,
                                                             limit: state.offset + state.limit + 1,
                                                             ascending: state.ascending))
-        result.workouts = fetched.dropFirst(state.offset).prefix(state.limit).map(service.workoutRecord)
+        result.workouts = fetched.dropFirst(state.offset).prefix(state.limit).map { service.workoutRecord($0, routes: routes) }
         result.count = result.workouts.count
         if fetched.count > state.offset + result.count {
             state.offset += result.count
@@ -247,7 +248,9 @@ extension HealthService {
     }
 
     /// One workout: statistics, events, metadata, its route's summary and a page of route points.
-    /// `HEALTH_NOT_FOUND` for an unknown uuid (or one this principal may not read).
+    /// `HEALTH_NOT_FOUND` for an unknown uuid (or one this principal may not read). The route is a type of its own
+    /// (HealthKit's `HKSeriesType.workoutRoute()`): without a `workoutRoute` read grant the workout looks exactly like
+    /// one without a route (no summary, no points, `route_point_count` 0), never an error.
     public func workout(_ request: WorkoutRequest) async throws -> WorkoutDetail {
         let service = try zoned(request.timeZone)
         guard let text = DateRange.nonEmpty(request.uuid)?.trimmingCharacters(in: .whitespaces) else {
@@ -261,8 +264,9 @@ extension HealthService {
         guard try await authorizeRead(["workout"]), let workout = try await store.workout(uuid) else {
             throw HealthError(.notFound, "no workout has uuid \(text); the workouts list gives the uuids")
         }
+        let routes = try await grants(for: principal).read.allows(Self.workoutRouteType)
         var detail = WorkoutDetail(
-            workout: service.workoutRecord(workout), timeZone: service.homeTimeZone.identifier,
+            workout: service.workoutRecord(workout, routes: routes), timeZone: service.homeTimeZone.identifier,
             metadata: workout.metadata,
             events: workout.events.map { WorkoutDetail.Event(type: Self.eventNames[$0.type] ?? $0.type,
                                                               date: service.iso($0.date), durationSeconds: $0.duration) },
@@ -271,7 +275,7 @@ extension HealthService {
                                         min: $0.minimum, max: $0.maximum, unit: $0.unit.map(Self.wireUnit))
             },
             route: nil, routePoints: [], routeOffset: offset)
-        if let route = workout.routes.first {
+        if routes, let route = workout.routes.first {
             // The summary reads every point as columns; only the page's points become values.
             let all = try await store.routeColumns(route.uuid, offset: 0, limit: .max)
             detail.route = service.routeSummary(RouteSummary(all), route: route)
@@ -294,11 +298,17 @@ extension HealthService {
                              "HKWorkoutEventTypeMotionPaused": "motionPaused",
                              "HKWorkoutEventTypeMotionResumed": "motionResumed", "HKWorkoutEventTypeSegment": "segment"]
 
-    func workoutRecord(_ workout: HealthWorkout) -> WorkoutRecord {
+    /// The grant name of workout routes (HealthKit's `HKSeriesType.workoutRoute()`), apart from `workout`.
+    static let workoutRouteType = "workoutRoute"
+
+    /// A workout as lists give it; `routes` false (no `workoutRoute` read grant) counts no route points, as for a
+    /// workout recorded without a route.
+    func workoutRecord(_ workout: HealthWorkout, routes: Bool) -> WorkoutRecord {
         WorkoutRecord(uuid: workout.uuid.uuidString, activityType: workout.activityType, start: iso(workout.start),
                       end: iso(workout.end), durationMinutes: Self.minutes(workout.duration),
                       distanceKm: Self.distanceKm(workout), energyKcal: Self.energyKcal(workout),
-                      source: workout.source.name, routePointCount: workout.routes.reduce(0) { $0 + $1.pointCount })
+                      source: workout.source.name,
+                      routePointCount: routes ? workout.routes.reduce(0) { $0 + $1.pointCount } : 0)
     }
 
     static func converted(_ measurement: HealthWorkout.Measurement?, to unit: String) -> Double? {

@@ -107,6 +107,7 @@ extension HealthService {
         guard start >= Self.earliestDate else {
             throw HealthError(.invalidRange, "\(iso(start)) is before 1900")
         }
+        try SampleDates.check(start: start, end: end, now: now, aheadAllowed: Self.futureTolerance)
         let value: SampleValue
         switch type.kind {
         case .quantity:
@@ -120,7 +121,7 @@ extension HealthService {
             let canonical = type.canonicalUnit ?? input.unit ?? "count"
             let given = try HealthUnit.parse(DateRange.nonEmpty(input.unit).map { $0 == "bpm" ? "count/min" : $0 } ?? canonical)
             let converted = try given.convert(number, to: HealthUnit.parse(canonical))
-            try Self.checkBounds(converted, type: type, unit: canonical)
+            try type.checkValue(converted)
             value = .quantity(converted, unit: canonical)
         case .category:
             guard input.value == nil, let name = DateRange.nonEmpty(input.category) else {
@@ -199,39 +200,12 @@ extension HealthService {
     }
 
     /// Writes may be dated a little after now: clocks disagree.
-    static let futureTolerance: TimeInterval = 600
-    static let earliestDate = Date(timeIntervalSince1970: -2_208_988_800)   // 1900-01-01
+    static let futureTolerance = SampleDates.clockSkew
+    static let earliestDate = SampleDates.earliest
 
     static func checkIdentifier(_ text: String, name: String) throws(HealthError) {
         guard text.utf8.count <= 256, !text.contains(where: { $0.isNewline }) else {
             throw HealthError(.invalidArgument, "a \(name) is at most 256 bytes on one line")
         }
-    }
-
-    /// Physiological bounds, in the type's canonical unit: a value outside is a typing mistake, never stored.
-    static let bounds: [String: ClosedRange<Double>] = [
-        "bodyMass": 0.5...650, "leanBodyMass": 0.5...400, "bodyFatPercentage": 0.01...0.8, "height": 0.2...2.8,
-        "bodyMassIndex": 5...150, "heartRate": 15...300, "restingHeartRate": 15...250, "bodyTemperature": 25...45,
-        "oxygenSaturation": 0.3...1, "respiratoryRate": 1...120, "bloodGlucose": 0.1...100,
-        "bloodPressureSystolic": 40...300, "bloodPressureDiastolic": 20...200, "stepCount": 0...300_000,
-        "dietaryEnergyConsumed": 0...30_000, "dietaryProtein": 0...3_000, "dietaryCarbohydrates": 0...3_000,
-        "dietaryFatTotal": 0...3_000, "dietaryFiber": 0...1_000, "dietarySugar": 0...3_000, "dietarySodium": 0...100,
-        "dietaryCholesterol": 0...20, "dietaryFatSaturated": 0...1_000, "dietaryWater": 0...20_000,
-        "dietaryCaffeine": 0...10, "activeEnergyBurned": 0...30_000, "basalEnergyBurned": 0...30_000,
-        "distanceWalkingRunning": 0...500_000, "distanceCycling": 0...1_000_000,
-    ]
-
-    static func checkBounds(_ value: Double, type: SampleType, unit: String) throws(HealthError) {
-        if let range = bounds[type.identifier] {
-            guard range.contains(value) else {
-                throw HealthError(.invalidArgument, "\(Self.plain(value)) \(unit) is outside what \(type.identifier) can be (\(Self.plain(range.lowerBound))…\(Self.plain(range.upperBound)) \(unit))")
-            }
-        } else if type.isCumulative, value < 0 {
-            throw HealthError(.invalidArgument, "\(type.identifier) is cumulative: its values are 0 or more")
-        }
-    }
-
-    static func plain(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
     }
 }

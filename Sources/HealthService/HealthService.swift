@@ -30,6 +30,9 @@ public struct HealthService: Sendable {
     public var clock: @Sendable () -> Date
     /// Who the calls are made for. The owner unless an adapter says otherwise with ``acting(as:)``.
     public private(set) var principal: Principal
+    /// The paired client making the calls, when there is one (``acting(as:client:)``): several clients may act as one
+    /// app (each with a code the owner issued for it); each files its own access requests.
+    public private(set) var client: String?
     /// Where writes and deletes are reported (``auditing(to:)``).
     public internal(set) var auditor: (any HealthAuditor)?
 
@@ -64,6 +67,19 @@ public struct HealthService: Sendable {
     public func acting(as principal: Principal) -> HealthService {
         var copy = self
         copy.principal = principal
+        copy.client = nil
+        return copy
+    }
+
+    /// The same service acting for `principal` through the paired client `client` (its id): grants are the
+    /// principal's, access requests the client's own.
+    ///
+    /// ```swift
+    /// let app = service.acting(as: client.principal, client: client.id)
+    /// ```
+    public func acting(as principal: Principal, client: String?) -> HealthService {
+        var copy = acting(as: principal)
+        copy.client = client
         return copy
     }
 
@@ -91,7 +107,8 @@ public struct HealthService: Sendable {
 
     // MARK: Types and sources of a request
 
-    /// Resolves a type name; when nothing is close, the error lists what the store has.
+    /// Resolves a type name; when nothing is close, the error lists what the store has that this principal may read
+    /// (a type it may not read is never named).
     func resolveType(_ name: String?, argument: String = "type") async throws -> SampleType {
         guard let name = DateRange.nonEmpty(name)?.trimmingCharacters(in: .whitespaces) else {
             throw HealthError(.invalidArgument, "\(argument) is required: a type such as stepCount, heartRate or bodyMass (list_types / `healthbridge types` give the types present)")
@@ -102,7 +119,8 @@ public struct HealthService: Sendable {
             if error.message.contains("did you mean") {
                 throw HealthError(.invalidType, error.message + " (list_types / `healthbridge types` give the types present)")
             }
-            let present = try await store.typeSummaries().prefix(12).map(\.type)
+            let readable = try await grants(for: principal).read
+            let present = try await store.typeSummaries().filter { readable.allows($0.type) }.prefix(12).map(\.type)
             throw HealthError(.invalidType,
                               "unknown type '\(name)'; the store has \(present.isEmpty ? "no data yet" : present.joined(separator: ", ") + (present.count == 12 ? ", …" : "")) (list_types / `healthbridge types` give them all)")
         }
@@ -128,9 +146,12 @@ public struct HealthService: Sendable {
     }
 
     /// Checks a source filter against the sources of `type`, so that a misspelt name is an error, not an empty page.
+    /// A type this principal may not read has no sources here, exactly like a type without data: the error never
+    /// names a denied type's sources.
     func checkSources(_ names: [String]?, type: SampleType) async throws {
         guard let names else { return }
-        let known = try await store.sources(type: type.identifier)
+        let readable = try await grants(for: principal).read.allows(type.identifier)
+        let known = readable ? try await store.sources(type: type.identifier) : []
         for name in names {
             let lowered = name.lowercased()
             if !known.contains(where: { $0.source.name.lowercased() == lowered || $0.source.key.lowercased() == lowered }) {

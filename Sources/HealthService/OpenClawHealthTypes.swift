@@ -11,6 +11,8 @@ public enum OpenClawHealthCommand: String, Codable, Sendable, CaseIterable {
     case unsubscribe = "health.unsubscribe"
     /// Extension: sleep nights by wake-up day.
     case sleep = "health.sleep"
+    /// Extension: per day (or hour), which sources recorded a type, and the gaps where nothing was recorded.
+    case coverage = "health.coverage"
     /// Extension, declared only when the owner enables writes: save samples.
     case write = "health.write"
     /// Extension, declared only when the owner enables writes: delete by log id, UUID or sync id.
@@ -94,10 +96,62 @@ public struct OpenClawHealthSummaryParams: Codable, Sendable, Equatable {
     public var startISO: String?
     public var endISO: String?
     public var interval: String?
+    /// Extension: which source won — each source's part of the merged total and its own total (cumulative types).
+    public var contributions: Bool?
+
+    public init(type: String, startISO: String? = nil, endISO: String? = nil, interval: String? = nil,
+                contributions: Bool? = nil) {
+        self.type = type; self.startISO = startISO; self.endISO = endISO; self.interval = interval
+        self.contributions = contributions
+    }
+}
+
+/// Extension: a source's part of a merged total beside its own total.
+public struct OpenClawHealthContribution: Codable, Sendable, Equatable {
+    public var source: String
+    public var contribution: Double
+    public var ownTotal: Double
+}
+
+/// `health.coverage` parameters (extension): a type, a range (default the last 30 days), `day` or `hour`.
+///
+/// ```json
+/// {"type": "stepCount", "startISO": "2025-12-01", "endISO": "2026-01-01", "interval": "day"}
+/// ```
+public struct OpenClawHealthCoverageParams: Codable, Sendable, Equatable {
+    public var type: String
+    public var startISO: String?
+    public var endISO: String?
+    public var interval: String?
 
     public init(type: String, startISO: String? = nil, endISO: String? = nil, interval: String? = nil) {
         self.type = type; self.startISO = startISO; self.endISO = endISO; self.interval = interval
     }
+}
+
+/// `health.coverage` payload (extension): per bucket the sources and their sample counts; the gaps.
+public struct OpenClawHealthCoveragePayload: Codable, Sendable, Equatable {
+    public struct Bucket: Codable, Sendable, Equatable {
+        public var startISO: String
+        public var endISO: String
+        public var date: String?
+        public var count: Int
+        public var noData: Bool
+        public var sources: [CoverageSourceCount]
+    }
+    public struct Gap: Codable, Sendable, Equatable {
+        public var startISO: String
+        public var endISO: String
+        public var buckets: Int
+    }
+    public var type: String
+    public var interval: String
+    public var timeZone: String
+    public var startISO: String
+    public var endISO: String
+    public var buckets: [Bucket]
+    public var gaps: [Gap]
+    public var sources: [CoverageSource]
 }
 
 /// One bucket on the wire.
@@ -137,11 +191,15 @@ public struct OpenClawHealthSummaryPayload: Codable, Sendable, Equatable {
 
     /// Extension: one series per source, unmerged, when asked for.
     public var bySource: [OpenClawHealthSourceSeries]?
+    /// Extension, with `contributions`: which source won.
+    public var contributions: [OpenClawHealthContribution]?
 
     public init(type: String, interval: String, statistics: [OpenClawHealthStatistic], timeZone: String? = nil,
-                merged: Bool? = nil, sourcePriority: [String]? = nil, bySource: [OpenClawHealthSourceSeries]? = nil) {
+                merged: Bool? = nil, sourcePriority: [String]? = nil, bySource: [OpenClawHealthSourceSeries]? = nil,
+                contributions: [OpenClawHealthContribution]? = nil) {
         self.type = type; self.interval = interval; self.statistics = statistics; self.timeZone = timeZone
         self.merged = merged; self.sourcePriority = sourcePriority; self.bySource = bySource
+        self.contributions = contributions
     }
 }
 

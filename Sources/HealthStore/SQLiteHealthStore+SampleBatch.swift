@@ -342,7 +342,7 @@ struct RowBinder {
             sqlite3_bind_double(stmt, base + 7, row.value)
             sqlite3_bind_int64(stmt, base + 8, plan.unitIDs[Int(row.unit)])
         case .category:
-            sqlite3_bind_int64(stmt, base + 7, Int64(row.value))
+            sqlite3_bind_int64(stmt, base + 7, row.value.clampedInt64())
             sqlite3_bind_null(stmt, base + 8)
         case .none:
             sqlite3_bind_null(stmt, base + 7)

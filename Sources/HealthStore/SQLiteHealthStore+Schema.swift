@@ -125,6 +125,11 @@ extension SQLiteHealthStore {
             try packLegacyRoutePoints(db)
             try db.execute(sql: "DROP TABLE route_points")
         }
+        // Export records keyed with their creation date (natural key version 2): the samples older stores imported
+        // under version 1 are rekeyed, so that re-importing the same export adds nothing.
+        migrator.registerMigration("v3-export-key-creation") { db in
+            try rekeyExportSamples(db)
+        }
         return migrator
     }
 

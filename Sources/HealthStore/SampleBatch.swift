@@ -176,7 +176,7 @@ public struct SampleBatch: Sendable {
         let value: SampleValue
         switch row.kind {
         case .quantity: value = .quantity(row.value, unit: tables.units[Int(row.unit)])
-        case .category: value = .category(Int(row.value))
+        case .category: value = .category(row.value.clampedInt())
         case .none: value = .none
         }
         return HealthSample(

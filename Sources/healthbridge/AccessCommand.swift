@@ -31,8 +31,8 @@ struct AccessCommand: AsyncParsableCommand {
             let result = try await store.openService().accessRequests(status: status)
             if output.json { return try Output.json(result) }
             if result.requests.isEmpty { return print("No access requests.") }
-            Output.table(["ID", "PRINCIPAL", "STATUS", "READ", "WRITE", "ASKED"], result.requests.map { request in
-                [request.id, request.principal, request.status.rawValue, request.read.joined(separator: ","),
+            Output.table(["ID", "PRINCIPAL", "CLIENT", "STATUS", "READ", "WRITE", "ASKED"], result.requests.map { request in
+                [request.id, request.principal, request.client ?? "", request.status.rawValue, request.read.joined(separator: ","),
                  request.write.joined(separator: ","), Output.local(request.createdAt)]
             })
             for request in result.requests where request.status == .pending {

@@ -11,7 +11,8 @@ struct AuditCommand: AsyncParsableCommand {
             Events: pair.success, pair.failure, api.request (route, status, allowed/denied), data.read (types, sample \
             count, range), data.write and data.delete (types, count), access.request (an app's request), \
             consent.change (grants.update, access.approve, access.deny, device.revoke, ingest_token.revoke, \
-            sharing.paused, sharing.active). Clients appear as a hash (the audit id of `healthbridge clients list`).
+            sharing.paused, sharing.active). Clients appear as a hash (the audit id of `healthbridge clients list`) with the \
+            principal they act as (app:ID or device:ID).
             """)
 
     @OptionGroup var store: StoreOptions
@@ -33,8 +34,11 @@ struct AuditCommand: AsyncParsableCommand {
             print("The audit log is empty.")
             return
         }
-        Output.table(["time", "event", "request", "client", "address", "route", "status", "decision", "detail"], events.map { event in
+        // Each client hash with the principal that client acts as (`app:ID` or `device:ID`).
+        let principals = Dictionary(try state.clients().map { ($0.auditId, $0.principal.id) }, uniquingKeysWith: { a, _ in a })
+        Output.table(["time", "event", "request", "client", "acts as", "address", "route", "status", "decision", "detail"], events.map { event in
             [ISO8601.string(event.at, timeZone: .current), event.event.rawValue, event.requestId ?? "", event.client ?? "",
+             event.client.flatMap { principals[$0] } ?? "",
              event.address ?? "", [event.method, event.route].compactMap { $0 }.joined(separator: " "),
              event.status.map(String.init) ?? "", event.decision?.rawValue ?? "", AuditCommand.describe(event.detail)]
         })

@@ -37,11 +37,9 @@ struct ClientsCommand: AsyncParsableCommand {
         }
     }
 
-    /// The principal a client acts as: `app:<appId>` when it paired as an app (HealthBridgeKit), else
-    /// `device:<clientId>` (the rule of the export API's `deviceService`).
-    static func principal(_ client: ExportState.Client) -> String {
-        client.appId.map { "app:\($0)" } ?? "device:\(client.id)"
-    }
+    /// The principal a client acts as: `app:<appId>` when it redeemed a code issued for that app
+    /// (`healthbridge pair-code --app ID`), else `device:<clientId>` (the rule of the export API's `deviceService`).
+    static func principal(_ client: ExportState.Client) -> String { client.principal.id }
 
     struct Revoke: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

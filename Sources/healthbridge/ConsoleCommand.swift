@@ -10,7 +10,9 @@ struct ConsoleCommand: AsyncParsableCommand {
         abstract: "Print a fresh one-time login link to the web console of the running `healthbridge serve`.",
         discussion: """
             The link signs this browser in as the owner: it works once, within 10 minutes, and only on this machine \
-            (the console listens on loopback). Open it in a browser; the session lasts 12 hours or until serve stops.
+            (the console listens on a loopback address of this install's own, http://127.x.y.z:PORT/, so that its \
+            session cookie is sent to no other local web server). Open it in a browser; the session lasts 12 hours \
+            or until serve stops.
             """)
 
     @OptionGroup var store: StoreOptions

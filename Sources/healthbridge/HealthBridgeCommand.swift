@@ -15,7 +15,7 @@ struct HealthBridgeCommand: AsyncParsableCommand {
         version: HealthBridgeVersion.current,
         subcommands: [
             DemoCommand.self, ImportCommand.self, TypesCommand.self, SourcesCommand.self, QueryCommand.self,
-            SummaryCommand.self, LatestCommand.self, SleepCommand.self, WorkoutsCommand.self, ActivityCommand.self,
+            SummaryCommand.self, CoverageCommand.self, LatestCommand.self, SleepCommand.self, WorkoutsCommand.self, ActivityCommand.self,
             TodayCommand.self, EnergyCommand.self, PriorityCommand.self, GrantsCommand.self, LogCommand.self, DeleteCommand.self,
             ChangesCommand.self,
             MCPCommand.self, ServeCommand.self, ConsoleCommand.self,

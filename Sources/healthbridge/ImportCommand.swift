@@ -25,8 +25,8 @@ struct ImportCommand: AsyncParsableCommand {
     @Flag(help: "Print the report as JSON.") var json = false
 
     func run() async throws {
-        if let payload = try Self.healthAutoExportFile(path) {
-            try await importHealthAutoExport(payload)
+        if let (payload, healthConnect) = try Self.healthAutoExportFile(path) {
+            try await importHealthAutoExport(payload, healthConnect: healthConnect)
             return
         }
         let sqlite = try store.openStore()
@@ -69,32 +69,35 @@ struct ImportCommand: AsyncParsableCommand {
         }
     }
 
-    /// The file's bytes when it is a Health Auto Export payload (recognised by its content), else nil.
-    static func healthAutoExportFile(_ path: String) throws -> [UInt8]? {
+    /// The file's bytes when it is a Health Auto Export payload or a Health Connect one as HC Webhook sends it
+    /// (recognised by their content), and whether it is the latter; nil for any other file.
+    static func healthAutoExportFile(_ path: String) throws -> ([UInt8], healthConnect: Bool)? {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
               let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         let prefix = [UInt8](try handle.read(upToCount: 4096) ?? Data())
-        guard HAEPayloadReader.recognises(prefix) else { return nil }
+        let healthConnect = !HAEPayloadReader.recognises(prefix) && HealthConnectPayloadReader.recognises(prefix)
+        guard HAEPayloadReader.recognises(prefix) || healthConnect else { return nil }
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
         guard size <= HealthService.maxIngestBytes else {
             throw HealthError(.payloadTooLarge, "a Health Auto Export file is at most \(HealthService.maxIngestBytes / 1_048_576) MB")
         }
-        return prefix + [UInt8](try handle.readToEnd() ?? Data())
+        return (prefix + [UInt8](try handle.readToEnd() ?? Data()), healthConnect)
     }
 
-    func importHealthAutoExport(_ payload: [UInt8]) async throws {
+    func importHealthAutoExport(_ payload: [UInt8], healthConnect: Bool = false) async throws {
         let home = try store.resolveHome()
         let audit = ExportAuditor(state: try ExportState.open(home: home.directory), logger: CLILog.logger)
         let service = try await HealthService.open(store: store.openStore()).auditing(to: audit)
         let started = Date()
-        let report = try await service.ingestHealthAutoExport(payload)
+        let report = healthConnect ? try await service.ingestHealthConnect(payload)
+            : try await service.ingestHealthAutoExport(payload)
         if json {
             try Output.json(report)
             return
         }
-        print("Imported the Health Auto Export file \(path) in \(String(format: "%.1f", Date().timeIntervalSince(started))) s\n")
+        print("Imported the \(healthConnect ? "Health Connect" : "Health Auto Export") file \(path) in \(String(format: "%.1f", Date().timeIntervalSince(started))) s\n")
         Output.table(["type", "items"], report.types.sorted { $0.key < $1.key }.map { [$0.key, Output.number(Double($0.value))] })
         print("\nobjects: \(report.inserted) new, \(report.unchanged) already stored, \(report.replaced) replaced by a newer total; route points: \(Output.number(Double(report.routePoints)))")
         if !report.unknown.isEmpty {

@@ -44,6 +44,8 @@ struct IngestTokenCommand: AsyncParsableCommand {
                 (or the plain-HTTP listener of `serve --ingest-port`), format JSON, header
                 Authorization: Bearer <token>. It may write every type HAE sends; narrow with
                 `healthbridge grants \(principal.id) --deny TYPE`.
+                On Android, in HC Webhook (Health Connect): webhook URL
+                https://<this machine>:8443\(ExportServer.healthConnectIngestPath), header Authorization: Bearer <token>.
                 """)
         }
     }

@@ -16,7 +16,7 @@ import Darwin
 struct NodeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "node",
-        abstract: "Serve health.query, health.summary, health.subscribe and health.unsubscribe to an OpenClaw gateway.",
+        abstract: "Serve the health commands (query, summary, sleep, coverage, subscribe, unsubscribe) to an OpenClaw gateway.",
         discussion: """
             Connects to the gateway as a node (role node, caps ["health"]) with an Ed25519 device identity kept in \
             the data directory, answers invokes from the store, and pushes health.update events for subscribed \
@@ -24,7 +24,7 @@ struct NodeCommand: AsyncParsableCommand {
             SIGTERM.
 
             The first connection must be approved on the gateway (openclaw nodes approve <id>), and the gateway \
-            must allow the health commands (gateway.nodes.allowCommands): see "OpenClaw gateway" in the README. \
+            must allow the health commands (gateway.nodes.allowCommands): see docs/openclaw-node.md. \
             Logs go to stderr (HEALTHBRIDGE_LOG_LEVEL=debug for more).
             """)
 

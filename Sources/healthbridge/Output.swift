@@ -60,7 +60,7 @@ enum Output {
     }
 
     static func minutes(_ value: Double) -> String {
-        let total = Int(value.rounded())
+        guard let total = value.checkedInt(), abs(total) < 1_000_000_000_000 else { return "—" }
         return "\(total / 60)h\(String(format: "%02d", total % 60))"
     }
 
@@ -104,7 +104,8 @@ enum Output {
         let series = result.bySource ?? []
         let header = ["start"] + columns.map(\.0) + series.map(\.source) + ["sources"]
         let rows = result.buckets.map { bucket -> [String] in
-            var row = [label(bucket)] + columns.map { $0.1(bucket) }
+            // A bucket without samples is missing, not 0.
+            var row = [label(bucket)] + columns.map { bucket.count == 0 ? "no data" : $0.1(bucket) }
             for entry in series {
                 let own = entry.buckets.first { $0.start == bucket.start }
                 row.append(number(own?.sum ?? own?.average, decimals: own?.sum != nil ? nil : 1))
@@ -114,6 +115,16 @@ enum Output {
         }
         table(header, rows)
         if let total = result.totalSum, result.buckets.count > 1 { print("\nTotal: \(number(total, decimals: nil)) \(result.unit)") }
+        let empty = result.buckets.filter { $0.count == 0 }.count
+        if empty > 0 {
+            print("\(empty) of \(result.buckets.count) buckets have no data (missing, not 0)\(result.totalSum == nil ? "" : "; the total covers the others").")
+        }
+        if let parts = result.contributions, !parts.isEmpty {
+            print("\nWhich source won (part of the merged total, beside the source's own total):")
+            table(["source", "counted", "own total"], parts.map {
+                [$0.source, number($0.contribution, decimals: nil), number($0.ownTotal, decimals: nil)]
+            })
+        }
         if result.merged {
             print("\nMerged by source priority (\(result.sourcePriority.joined(separator: " → "))), as the Health app does.")
         }

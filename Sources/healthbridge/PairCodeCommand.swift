@@ -12,8 +12,9 @@ struct PairCodeCommand: AsyncParsableCommand {
         abstract: "Issue a one-time code that pairs a client with the export API, with its QR code.",
         discussion: """
             The code expires (5 minutes by default); five wrong attempts from one address lock that address out. The QR code and the JSON \
-            payload carry {host, port, fingerprint, code, expires}; on the client: healthbridge pair --qr '<json>'. \
-            Host and port come from the running `healthbridge serve` when there is one.
+            payload carry {host, port, fingerprint, code, expires, appId}; on the client: healthbridge pair --qr '<json>'. \
+            Host and port come from the running `healthbridge serve` when there is one. With --app ID the code is issued for \
+            that app (HealthBridgeKit): the client redeeming it acts as app:ID. A client can act as an app only with such a code.
             """)
 
     @OptionGroup var store: StoreOptions
@@ -25,8 +26,14 @@ struct PairCodeCommand: AsyncParsableCommand {
     @Option(help: "Also write the QR code as an SVG file.") var svg: String?
     @Option(help: "Also write the QR code as a PNG file.") var png: String?
     @Flag(help: "Do not draw the QR code in the terminal.") var noQr = false
+    @Option(name: .customLong("app"),
+            help: "Issue the code for this app id (reverse DNS, e.g. org.example.dietsync): its client acts as app:ID.")
+    var app: String?
 
     func validate() throws {
+        if let app, !PairRequest.isValidAppId(app) {
+            throw ValidationError("--app must be 1 to 128 letters, digits, '.', '-' or '_'")
+        }
         guard (30...3600).contains(ttl) else { throw ValidationError("--ttl must be between 30 and 3600 seconds") }
         if let port, !(1...65_535).contains(port) { throw ValidationError("--port must be between 1 and 65535") }
     }
@@ -42,7 +49,14 @@ struct PairCodeCommand: AsyncParsableCommand {
         let payload = try PairingCard.issue(
             state: state, identity: identity,
             host: host ?? running?.host ?? RuntimeInfo.advertisedHost(bind: "0.0.0.0"),
-            port: port ?? running?.port ?? ExportAPI.defaultPort, lifetime: TimeInterval(ttl))
+            port: port ?? running?.port ?? ExportAPI.defaultPort, lifetime: TimeInterval(ttl), appId: app)
+        if let app {
+            // Never a silent second client: the owner is told when the app already has one.
+            let existing = try PairingCard.activeClients(of: app, state: state)
+            if !existing.isEmpty {
+                Output.stderr("note: app:\(app) already has \(existing.count) paired client(s) (\(existing.map(\.id).joined(separator: ", "))); this code pairs another one acting as app:\(app) (`healthbridge clients` lists them)")
+            }
+        }
         let qr = try QRCode.encode(Array(try payload.json().utf8), level: .medium)
         if let svg { try PairedServerStore.writePrivate(Data(qr.svg().utf8), to: URL(fileURLWithPath: svg)) }
         if let png { try PairedServerStore.writePrivate(Data(qr.png()), to: URL(fileURLWithPath: png)) }

@@ -22,8 +22,10 @@ struct ServeCommand: AsyncParsableCommand {
             token on loopback, it is required too. Clients send `Authorization: Bearer <token>`.
             - The export API for paired devices (HTTPS, --api-port 8443, --api-bind 0.0.0.0) unless --no-api.
             - With --gateway (or $OPENCLAW_GATEWAY_URL), the OpenClaw gateway node.
-            - The web console at / of the MCP listener when it is on loopback (never beyond; --no-console turns it \
-            off): serve prints a one-time login link; `healthbridge console` prints a fresh one.
+            - The web console (unless --no-console) on a loopback address of this install's own, \
+            http://127.x.y.z:<mcp-port>/ (kept in the data directory, file console-address; 127.0.0.1 where it \
+            cannot be bound, with a warning), only while the MCP listener is on loopback: serve prints a one-time \
+            login link; `healthbridge console` prints a fresh one.
             --port, --bind and --token are the old names of --mcp-port, --mcp-bind and --mcp-token.
             """)
 
@@ -47,7 +49,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .customLong("allow-insecure-gateway"),
           help: "Allow plain-text ws:// to a gateway that is not on this machine (the token and health data cross the network unencrypted).")
     var allowInsecureGateway = false
-    @Flag(name: .customLong("no-console"), help: "Do not serve the web console at / of the MCP listener.")
+    @Flag(name: .customLong("no-console"), help: "Do not serve the web console.")
     var noConsole = false
 
     func validate() throws {
@@ -62,7 +64,16 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let shared = try await SharedPieces.open(store, demo: demo)
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: try mcpApplication(shared, interfaces: interfaces()))]
+        let place = consolePlace(shared)
+        let console = try place.map { try makeConsole(shared, host: $0.host, interfaces: interfaces(console: $0.host)) }
+        let ownListener = place?.ownListener == true
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: try mcpApplication(shared, console: ownListener ? nil : console,
+                                              consoleRedirect: ownListener ? place?.host : nil)),
+        ]
+        if let console, let place, place.ownListener {
+            services.append(.init(service: consoleApplication(console, host: place.host, home: shared.home.directory)))
+        }
         if let export = api.exportService(shared) { services.append(.init(service: export)) }
         let environment = ProcessInfo.processInfo.environment
         if let url = gateway ?? environment["OPENCLAW_GATEWAY_URL"] {
@@ -77,10 +88,11 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// What runs, for the console's overview.
-    func interfaces() -> [(name: String, address: String)] {
+    func interfaces(console: String) -> [(name: String, address: String)] {
         let host = mcpBind.contains(":") ? "[\(mcpBind)]" : mcpBind
+        let consoleHost = console.contains(":") ? "[\(console)]" : console
         var list: [(name: String, address: String)] = [("MCP (HTTP)", "http://\(host):\(mcpPort)/mcp"),
-                                                       ("Console", "http://\(host):\(mcpPort)/")]
+                                                       ("Console", "http://\(consoleHost):\(mcpPort)/")]
         if !api.noAPI { list.append(("Export API (HTTPS, paired devices)", "https://\(api.apiBind):\(api.apiPort)/api/v1")) }
         if let url = gateway ?? ProcessInfo.processInfo.environment["OPENCLAW_GATEWAY_URL"] {
             list.append(("OpenClaw node", url))
@@ -88,8 +100,44 @@ struct ServeCommand: AsyncParsableCommand {
         return list
     }
 
-    /// The MCP endpoint over streamable HTTP, and the console at / when the listener is on loopback.
-    func mcpApplication(_ shared: SharedPieces, interfaces: [(name: String, address: String)]) throws -> some Service {
+    /// Where the console listens, or nil when it is off (`--no-console`, or the MCP listener beyond loopback: said
+    /// so). Normally on a listener of its own at this install's own loopback address (``ConsoleAddress``), on the
+    /// MCP port's number; where that address cannot be bound, as before at `/` of the MCP listener, with a warning
+    /// that its cookie is then shared with every web server on that address.
+    func consolePlace(_ shared: SharedPieces) -> (host: String, ownListener: Bool)? {
+        if noConsole { return nil }
+        guard HealthMCPHTTP.isLoopback(mcpBind) else {
+            Output.stderr("Console: off. It is served only while the MCP listener is on loopback, and that is on \(mcpBind) (bind it to 127.0.0.1 for the console, or pass --no-console).")
+            return nil
+        }
+        let address = ConsoleAddress.resolve(home: shared.home.directory)
+        if let reason = address.fallbackReason {
+            Output.stderr("Console: \(reason).")
+            return (mcpBind == "localhost" ? ConsoleAddress.shared : mcpBind, false)
+        }
+        // An address the MCP listener holds (set by hand in the file): share its listener rather than fail to bind.
+        if address.host == mcpBind { return (address.host, false) }
+        return (address.host, true)
+    }
+
+    func makeConsole(_ shared: SharedPieces, host: String, interfaces: [(name: String, address: String)]) throws -> Console {
+        Console(service: shared.service, state: try ExportState.open(home: shared.home.directory), home: shared.home,
+                configuration: .init(port: mcpPort, host: host, interfaces: interfaces), logger: CLILog.logger)
+    }
+
+    /// Once the console listens: records where (`<home>/console.json`, for `healthbridge console`) and prints the
+    /// first one-time login link.
+    static func consoleStarted(_ console: Console, port: Int, home: URL) {
+        console.setPort(port)
+        ConsoleRuntime(origin: console.origin, pid: Int(getpid())).save(home: home)
+        if let url = try? console.loginURL() {
+            FileHandle.standardOutput.write(Data("HealthBridge console: \(url)\n  (a one-time link, valid for 10 minutes; `healthbridge console` prints a fresh one)\n".utf8))
+        }
+    }
+
+    /// The MCP endpoint over streamable HTTP; with `console`, the console at `/` too (the fallback); with
+    /// `consoleRedirect`, `/` sends a browser to the console's own address instead (no cookie is set or read here).
+    func mcpApplication(_ shared: SharedPieces, console: Console?, consoleRedirect: String?) throws -> some Service {
         let loopback = HealthMCPHTTP.isLoopback(mcpBind)
         var bearer = mcpToken
         if bearer == nil, !loopback {
@@ -99,33 +147,39 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let router = Router()
         ServeCommand.addRoutes(to: router, service: shared.service, bearerToken: bearer, loopbackOnly: loopback)
-        let host = mcpBind.contains(":") ? "[\(mcpBind)]" : mcpBind
-        FileHandle.standardOutput.write(Data("HealthBridge MCP endpoint: http://\(host):\(mcpPort)/mcp\(bearer != nil ? " (Authorization: Bearer <token>)" : "")\n".utf8))
-        let console: Console?
-        if !noConsole, loopback {
-            let state = try ExportState.open(home: shared.home.directory)
-            console = Console(service: shared.service, state: state, home: shared.home,
-                              configuration: .init(port: mcpPort, host: mcpBind == "localhost" ? "127.0.0.1" : mcpBind,
-                                                   interfaces: interfaces),
-                              logger: CLILog.logger)
-            console?.addRoutes(to: router)
-        } else {
-            console = nil
-            if !noConsole {
-                Output.stderr("Console: off. It is served on loopback only, and the MCP listener is on \(mcpBind) (bind it to 127.0.0.1 for the console, or pass --no-console).")
+        let home = shared.home.directory
+        if let console {
+            console.addRoutes(to: router)
+        } else if let consoleRedirect {
+            router.get("/") { _, _ in
+                var headers = HTTPFields()
+                headers[.location] = (ConsoleRuntime.load(home: home)?.origin ?? "http://\(consoleRedirect)") + "/"
+                headers[.cacheControl] = "no-store"
+                return Response(status: .seeOther, headers: headers)
             }
         }
-        let home = shared.home.directory
+        let host = mcpBind.contains(":") ? "[\(mcpBind)]" : mcpBind
+        FileHandle.standardOutput.write(Data("HealthBridge MCP endpoint: http://\(host):\(mcpPort)/mcp\(bearer != nil ? " (Authorization: Bearer <token>)" : "")\n".utf8))
         let port = mcpPort
         return Application(router: router, server: HealthMCPHTTP.httpServer(),
                            configuration: .init(address: .hostname(mcpBind, port: mcpPort), serverName: "healthbridge"),
                            onServerRunning: { channel in
                                guard let console else { return }
-                               console.setPort(channel.localAddress?.port ?? port)
-                               ConsoleRuntime(origin: console.origin, pid: Int(getpid())).save(home: home)
-                               if let url = try? console.loginURL() {
-                                   FileHandle.standardOutput.write(Data("HealthBridge console: \(url)\n  (a one-time link, valid for 10 minutes; `healthbridge console` prints a fresh one)\n".utf8))
-                               }
+                               ServeCommand.consoleStarted(console, port: channel.localAddress?.port ?? port, home: home)
+                           },
+                           logger: CLILog.logger)
+    }
+
+    /// The console on a listener of its own, at its own loopback address and the MCP port's number.
+    func consoleApplication(_ console: Console, host: String, home: URL) -> some Service {
+        let router = Router()
+        console.addRoutes(to: router)
+        let port = mcpPort
+        return Application(router: router, server: HealthMCPHTTP.httpServer(),
+                           configuration: .init(address: .hostname(host, port: mcpPort),
+                                                serverName: "healthbridge"),
+                           onServerRunning: { channel in
+                               ServeCommand.consoleStarted(console, port: channel.localAddress?.port ?? port, home: home)
                            },
                            logger: CLILog.logger)
     }

@@ -36,10 +36,11 @@ struct StoreOptions: ParsableArguments {
 /// Options shared by the reading commands: passed to the service as they were typed (it resolves them, see
 /// `DateRange`).
 struct RangeOptions: ParsableArguments {
-    @Option(help: "Start: an ISO date or instant, now, today, yesterday, or a span back from now (7d, 12h, 2w, 3mo, 1y).")
+    @Option(name: [.customLong("from"), .customLong("start")],
+            help: "Start (--start is the same): an ISO date or instant, now, today, yesterday, or a span back from now (7d, 12h, 2w, 3mo, 1y).")
     var from: String?
 
-    @Option(help: "End (exclusive), in the same forms (default: now).")
+    @Option(name: [.customLong("to"), .customLong("end")], help: "End (exclusive; --end is the same), in the same forms (default: now).")
     var to: String?
 
     @Option(help: "IANA time zone for day boundaries and the times shown (default: the store's home zone).")

@@ -18,13 +18,16 @@ struct SummaryCommand: AsyncParsableCommand {
     @Option(help: "Report in this unit, e.g. km, lb, kcal (default: the type's canonical unit).") var unit: String?
     @Flag(help: "Add one unmerged series per source.") var bySource = false
     @Flag(help: "Hide buckets without data.") var skipEmpty = false
+    @Flag(help: "Which source won: each source's part of the merged total beside its own total (cumulative types).")
+    var contributions = false
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
         let result = try await store.openService().summaryPages(SummaryRequest(
             type: type, start: range.from, end: range.to, interval: interval,
             statistics: statistics.map { [$0] }, timeZone: range.tz, bySource: bySource,
-            sources: source.isEmpty ? nil : source, skipEmpty: skipEmpty, unit: unit))
+            sources: source.isEmpty ? nil : source, skipEmpty: skipEmpty, unit: unit,
+            contributions: contributions ? true : nil))
         if output.json { return try Output.json(result) }
         Output.summary(result)
     }

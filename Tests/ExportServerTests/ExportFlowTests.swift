@@ -177,7 +177,7 @@ struct ExportFlowTests {
     }
 
     @Test func repeatedPairingFailuresBackOff() async throws {
-        try await Harness.run({
+        try await Harness.inProcess({
             $0.pairingFreeFailures = 2
             $0.pairingBackoff = 30
         }) { harness in
@@ -286,9 +286,9 @@ struct ExportFlowTests {
     }
 
     @Test func inputValidationAtTheBoundary() async throws {
-        try await Harness.run { harness in
+        try await Harness.inProcess { harness in
             try await harness.share(["stepCount", "heartRate"])
-            let token = try await harness.pair().server.token
+            let token = try await harness.pairDevice().token
             let json = [("Content-Type", "application/json")]
             func post(_ body: String) async throws -> PinnedHTTPSClient.Reply {
                 try await harness.send("POST", "/api/v1/health/data", token: token, headers: json, body: Array(body.utf8))

@@ -82,7 +82,7 @@ struct HardeningTests {
 
     // Finding 3: bad tokens are throttled per address (429 + Retry-After) and aggregated in the audit log.
     @Test func failedAuthenticationIsThrottledAndAggregated() async throws {
-        try await Harness.run({
+        try await Harness.inProcess({
             $0.failedAuthBurst = 5
             $0.failedAuthRate = 0.01
             $0.auditNoiseWindow = .seconds(600)

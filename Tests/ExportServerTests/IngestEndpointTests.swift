@@ -35,7 +35,7 @@ import Glibc
                           ("automation-period", "Today"), ("session-id", "S-9")]
 
     @Test func aPushIsStoredOnceAndAuditedWithItsHeaders() async throws {
-        try await Harness.run { harness in
+        try await Harness.inProcess { harness in
             let token = try await Self.token(harness)
             let body = try Self.fixture("overlap-a.json")
             let first = try await harness.send("POST", Self.path, token: token, headers: Self.headers, body: body)
@@ -55,12 +55,12 @@ import Glibc
     }
 
     @Test func wrongTokensAre401AndBadJSONIs400AndNothingIsWritten() async throws {
-        try await Harness.run { harness in
+        try await Harness.inProcess { harness in
             let token = try await Self.token(harness)
             let before = try await harness.server.service.store.currentAnchor()
             let body = try Self.fixture("overlap-a.json")
             // Refused before the body is read (the connection closes): sent without one.
-            for bad in [nil, "not-a-token", try await harness.pair().server.token] as [String?] {
+            for bad in [nil, "not-a-token", try await harness.pairDevice().token] as [String?] {
                 let reply = try await harness.send("POST", Self.path, token: bad, headers: Self.headers)
                 #expect(reply.status == 401 && reply.errorCode == "HEALTH_UNAUTHENTICATED")
             }
@@ -84,7 +84,7 @@ import Glibc
     }
 
     @Test func bodiesOverTheLimitAre413() async throws {
-        try await Harness.run({ $0.maxIngestBytes = 1024 }) { harness in
+        try await Harness.inProcess({ $0.maxIngestBytes = 1024 }) { harness in
             let token = try await Self.token(harness)
             let reply = try await harness.send("POST", Self.path, token: token, body: try Self.fixture("metrics-hourly.json"))
             #expect(reply.status == 413 && reply.errorCode == "HEALTH_PAYLOAD_TOO_LARGE")

@@ -11,7 +11,7 @@ struct OpenAPITests {
     static let document = OpenAPIDocument.document
 
     @Test func routesMatchTheDocument() async throws {
-        try await Harness.run { harness in
+        try await Harness.inProcess { harness in
             let router = harness.server.makeRouter()
             let routed = Set(router.routes.map { "\($0.method.rawValue) \($0.path.description.hasPrefix("/") ? "" : "/")\($0.path)" })
             var documented = Set<String>()
@@ -35,7 +35,7 @@ struct OpenAPITests {
     }
 
     @Test func realAnswersFitTheSchemas() async throws {
-        try await Harness.run { harness in
+        try await Harness.inProcess { harness in
             try await harness.share(["stepCount", "sleepAnalysis"])
             let (code, _) = try harness.state.issuePairingCode()
             let pairBody = Array(try JSONEncoder().encode(PairRequest(code: code, clientName: "schema")))

@@ -1,10 +1,13 @@
-import ExportClient
+@testable import ExportClient
 import Foundation
-import HealthDemo
+import HealthBridgeTesting
 import HealthModel
 import HealthService
 import HealthStore
+import HTTPTypes
 import Hummingbird
+import HummingbirdTesting
+import NIOCore
 import Logging
 import Testing
 @testable import ExportServer
@@ -22,8 +25,7 @@ enum Fixture {
 
     /// A store of its own (grants are kept in the store, so each server under test gets one).
     static func makeService() async throws -> HealthService {
-        let store = try SQLiteHealthStore(location: .inMemory)
-        _ = try await DemoGenerator(days: 4, seed: 11, end: end, timeZone: utc).populate(store)
+        let (store, _) = try await DemoWorld(days: 4, seed: 11, end: end, zone: utc).store()
         let source = HealthSource(name: sentinelSource, bundleIdentifier: "com.example.sentinel")
         let at = ISO8601.date("2026-01-09T12:00:00Z")!
         try await store.save([
@@ -43,13 +45,7 @@ enum Fixture {
 
     static let identity: ExportIdentity = try! ExportIdentity.generate(hostNames: ["localhost"])
 
-    static func temporaryHome() throws -> URL {
-        let url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("hb-export-tests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
-        return url
-    }
+    static func temporaryHome() throws -> URL { try TemporaryHome("export-tests").url }
 
     static var logger: Logger {
         var logger = Logger(label: "export-tests")
@@ -58,15 +54,21 @@ enum Fixture {
     }
 }
 
-/// A running export server on 127.0.0.1 with an ephemeral port, short timeouts and its own data directory.
+/// An export server with short timeouts and its own data directory: either running on 127.0.0.1 with an ephemeral
+/// port (``run(_:_:)``: TLS, real connections), or its router in process (``inProcess(_:_:)``: HummingbirdTesting's
+/// `.router` framework, no socket, no TLS) for the tests of routes, status codes, bodies and auth headers.
 final class Harness: Sendable {
     let home: URL
     let state: ExportState
     let server: ExportServer
     let port: Int
-    let task: Task<Void, any Error>
+    let task: Task<Void, any Error>?
+    /// In process: requests go straight to the router (the remote address is "unknown").
+    let router: (any TestClientProtocol)?
 
-    static func start(_ configure: (inout ExportServerConfiguration) -> Void = { _ in }) async throws -> Harness {
+    static func make(_ configure: (inout ExportServerConfiguration) -> Void) async throws
+        -> (home: URL, state: ExportState, server: ExportServer)
+    {
         let home = try Fixture.temporaryHome()
         let state = try ExportState(home: home)
         var configuration = ExportServerConfiguration()
@@ -83,6 +85,11 @@ final class Harness: Sendable {
         configure(&configuration)
         let server = ExportServer(configuration: configuration, identity: Fixture.identity, state: state,
                                   service: try await Fixture.makeService(), logger: Fixture.logger)
+        return (home, state, server)
+    }
+
+    static func start(_ configure: (inout ExportServerConfiguration) -> Void = { _ in }) async throws -> Harness {
+        let (home, state, server) = try await make(configure)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let app = try server.application { port in
             continuation.yield(port)
@@ -91,7 +98,23 @@ final class Harness: Sendable {
         let task = Task { try await app.run() }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next() else { throw ExportServerError.startup("the server did not start") }
-        return Harness(home: home, state: state, server: server, port: port, task: task)
+        return Harness(home: home, state: state, server: server, port: port, task: task, router: nil)
+    }
+
+    /// The server's router in process (no socket, no TLS): runs `body`, then checks the audit log as ``stop()`` does.
+    static func inProcess(_ configure: (inout ExportServerConfiguration) -> Void = { _ in },
+                          _ body: @Sendable (Harness) async throws -> Void) async throws {
+        let (home, state, server) = try await make(configure)
+        try await server.application().test(.router) { client in
+            let harness = Harness(home: home, state: state, server: server, port: 0, task: nil, router: client)
+            do {
+                try await body(harness)
+            } catch {
+                await harness.stop()
+                throw error
+            }
+            await harness.stop()
+        }
     }
 
     /// Starts a server, runs `body`, and stops the server (checking its audit log) whatever happens.
@@ -107,14 +130,18 @@ final class Harness: Sendable {
         await harness.stop()
     }
 
-    init(home: URL, state: ExportState, server: ExportServer, port: Int, task: Task<Void, any Error>) {
+    init(home: URL, state: ExportState, server: ExportServer, port: Int, task: Task<Void, any Error>?,
+         router: (any TestClientProtocol)?) {
         self.home = home; self.state = state; self.server = server; self.port = port; self.task = task
+        self.router = router
     }
 
     /// Stops the server, writes the pending audit entries, and checks that none of them holds a health value.
     func stop() async {
-        task.cancel()
-        _ = await task.result
+        if let task {
+            task.cancel()
+            _ = await task.result
+        }
         await server.audit.flush()
         let dump = (try? state.rawAuditDump()) ?? ""
         for forbidden in Fixture.forbiddenInAudit {
@@ -144,12 +171,34 @@ final class Harness: Sendable {
         try await server.service.updateGrants(GrantsUpdate(principal: Principal.allDevices.id, allowRead: types))
     }
 
-    /// A raw request with an optional token.
+    /// A raw request with an optional token: over TLS, or to the router in process.
     func send(_ method: String, _ path: String, token: String? = nil, headers: [(String, String)] = [],
               body: [UInt8]? = nil) async throws -> PinnedHTTPSClient.Reply {
         var all = headers
         if let token { all.append(("Authorization", "Bearer \(token)")) }
-        return try await client().send(method: method, path: path, headers: all, body: body)
+        guard let router else { return try await client().send(method: method, path: path, headers: all, body: body) }
+        var fields = HTTPFields()
+        for (name, value) in all {
+            guard let name = HTTPField.Name(name) else { continue }
+            fields.append(HTTPField(name: name, value: value))
+        }
+        let response = try await router.executeRequest(uri: path, method: HTTPRequest.Method(method)!, headers: fields,
+                                                       body: body.map { ByteBuffer(bytes: $0) })
+        return PinnedHTTPSClient.Reply(status: response.status.code,
+                                       headers: response.headers.map { ($0.name.rawName, $0.value) },
+                                       body: Array(buffer: response.body))
+    }
+
+    /// Pairs a device with a fresh code through `POST /api/v1/pair` (either transport): its token and client id.
+    func pairDevice(name: String = "test-client") async throws -> PairResponse {
+        let (code, _) = try state.issuePairingCode()
+        let body = try JSONEncoder().encode(PairRequest(code: code, clientName: name))
+        let reply = try await send("POST", "/api/v1/pair", headers: [("Content-Type", "application/json")],
+                                   body: Array(body))
+        guard reply.status == 200, let paired = try? JSONDecoder().decode(PairResponse.self, from: Data(reply.body)) else {
+            throw ExportServerError.startup("pairing failed: \(reply.status) \(String(decoding: reply.body, as: UTF8.self))")
+        }
+        return paired
     }
 }
 

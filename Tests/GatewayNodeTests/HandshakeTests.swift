@@ -1,5 +1,6 @@
 import Foundation
 import GatewayNode
+import HealthBridgeTesting
 import HealthModel
 import HealthService
 import HummingbirdWSClient
@@ -30,7 +31,8 @@ extension GatewayNodeTests {
                 #expect(params["scopes"]?.arrayValue == [])
                 #expect(params["caps"]?.arrayValue == [.string("health")])
                 #expect(params["commands"]?.arrayValue?.compactMap(\.stringValue)
-                        == ["health.query", "health.summary", "health.subscribe", "health.unsubscribe", "health.sleep"])
+                        == ["health.query", "health.summary", "health.subscribe", "health.unsubscribe", "health.sleep",
+                            "health.coverage"])
                 #expect(params["permissions"] == .object(["health": .bool(true)]))
                 #expect(params["client"]?["id"]?.stringValue == "node-host")
                 #expect(params["client"]?["mode"]?.stringValue == "node")

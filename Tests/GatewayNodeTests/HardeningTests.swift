@@ -1,5 +1,6 @@
 import Foundation
 import GatewayNode
+import HealthBridgeTesting
 import HealthModel
 import HealthService
 import HealthStore

@@ -1,6 +1,6 @@
 import Foundation
 import GatewayNode
-import HealthDemo
+import HealthBridgeTesting
 import HealthModel
 import HealthService
 import HealthStore
@@ -27,7 +27,7 @@ struct GatewayNodeBenchmark {
         try await withTemporaryDirectory { dir in
             let service = try await makeService(dir)
             let generated = ContinuousClock.now
-            let report = try await DemoGenerator(days: 400, seed: 3, end: Date(), timeZone: parisZone).populate(service.store)
+            let report = try await DemoWorld(days: 400, seed: 3, zone: parisZone).populate(service.store)
             print("[NodeBench] demo store: \(report.samples) samples over 400 days in \(ContinuousClock.now - generated)")
             try await withConnectedNode(service: service, directory: dir) { gateway, _ in
                 var calendar = Calendar(identifier: .gregorian)

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayNode
+import HealthBridgeTesting
 import HealthDemo
 import HealthModel
 import HealthService

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayNode
+import HealthBridgeTesting
 import HealthDemo
 import HealthModel
 import HealthService
@@ -8,14 +9,11 @@ import Logging
 import Synchronization
 import Testing
 
-let parisZone = TimeZone(identifier: "Europe/Paris")!
+let parisZone = TimeZone.parisZone
 
-/// A fresh directory under the system temporary directory, removed afterwards.
+/// A fresh data home (0700) under the system temporary directory, removed afterwards.
 func withTemporaryDirectory<T>(_ body: (URL) async throws -> T) async throws -> T {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("gatewaynode-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: url) }
-    return try await body(url)
+    try await TemporaryHome.with("gatewaynode") { try await body($0.url) }
 }
 
 /// A file store in `directory` and its service in the Paris zone.
@@ -27,7 +25,7 @@ func makeService(_ directory: URL, name: String = "health.sqlite") async throws 
 /// A store with 30 days of demo data (iPhone + Apple Watch) up to now.
 func makeDemoService(_ directory: URL, days: Int = 30) async throws -> HealthService {
     let service = try await makeService(directory)
-    _ = try await DemoGenerator(days: days, seed: 7, end: Date(), timeZone: parisZone).populate(service.store)
+    try await DemoWorld(days: days, seed: 7, zone: parisZone).populate(service.store)
     return service
 }
 

@@ -15,7 +15,7 @@ extension KitTests {
                 #expect(run.status == 0, "diet-sync \(arguments.joined(separator: " ")): \(run.stderr)")
                 return run
             }
-            let paired = try await diet(["pair", "--qr", try await server.pairingPayload()])
+            let paired = try await diet(["pair", "--qr", try await server.pairingPayload(app: "org.example.dietsync")])
             #expect(paired.stdout.contains("paired with 127.0.0.1"))
             let asked = try await diet(["authorize"])
             #expect(asked.stdout.contains("writing meals: notDetermined"))

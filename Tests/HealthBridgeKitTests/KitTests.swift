@@ -17,7 +17,20 @@ struct KitTests {
             let credentials = directory.appendingPathComponent("healthbridge.json")
             let manager = try HealthBridgeManager(appId: "org.example.diet", credentialsFile: credentials)
             #expect(!manager.isAvailable)
-            try await manager.pair(qrPayload: try await server.pairingPayload(), clientName: "diet")
+            // An app id is never self-asserted: a device code (or one for another app) does not pair this app.
+            let deviceCard = try JSONDecoder().decode(PairingPayload.self, from: Data(try await server.pairingPayload().utf8))
+            await #expect {
+                try await manager.pair(host: deviceCard.host, port: deviceCard.port, code: deviceCard.code,
+                                       fingerprint: deviceCard.fingerprint, clientName: "diet")
+            } throws: { error in
+                guard case HealthBridgeError.notAuthorized(let failure) = error else { return false }
+                return failure.code == .notAuthorized && failure.status == 403
+            }
+            await #expect(throws: HealthBridgeError.self) {
+                try await manager.pair(qrPayload: try await server.pairingPayload(app: "org.example.other"), clientName: "diet")
+            }
+            #expect(!manager.isAvailable)
+            try await manager.pair(qrPayload: try await server.pairingPayload(app: "org.example.diet"), clientName: "diet")
             #expect(manager.isAvailable)
             let mode = try FileManager.default.attributesOfItem(atPath: credentials.path)[.posixPermissions] as? Int
             #expect(mode == 0o600)

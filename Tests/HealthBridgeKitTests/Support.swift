@@ -172,10 +172,11 @@ actor ServerProcess {
         try? FileManager.default.removeItem(at: home)
     }
 
-    /// A new one-time code's QR payload.
-    func pairingPayload(port overridePort: Int? = nil) async throws -> String {
+    /// A new one-time code's QR payload; with `app`, a code issued for that app id (`pair-code --app`).
+    func pairingPayload(port overridePort: Int? = nil, app: String? = nil) async throws -> String {
         let card = try await Binaries.healthbridge(["pair-code", "--json", "--host", "127.0.0.1",
-                                                    "--port", String(overridePort ?? port)], home: home)
+                                                    "--port", String(overridePort ?? port)] + (app.map { ["--app", $0] } ?? []),
+                                                   home: home)
         try #require(card.status == 0, "pair-code failed: \(card.stderr)")
         return card.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -198,7 +199,7 @@ actor ServerProcess {
         let directory = home.appendingPathComponent("app-\(UUID().uuidString.prefix(6))")
         let manager = try HealthBridgeManager(appId: appId, credentialsFile: directory.appendingPathComponent("healthbridge.json"),
                                               timeout: .seconds(60), logger: HealthBridgeManager.silentLogger)
-        try await manager.pair(qrPayload: try await pairingPayload(port: proxyPort), clientName: "test app")
+        try await manager.pair(qrPayload: try await pairingPayload(port: proxyPort, app: appId), clientName: "test app")
         try await manager.requestFullAuthorization()
         try await approvePending()
         return (manager, directory)

@@ -1,7 +1,7 @@
 import ExportServer
 import Foundation
+import HealthBridgeTesting
 import HealthConsole
-import HealthDemo
 import HealthService
 import HealthStore
 import Hummingbird
@@ -9,38 +9,43 @@ import Logging
 import NIOCore
 import NIOPosix
 
-/// A console on a temporary data directory with demo data, served on 127.0.0.1 at a free port, and a raw HTTP/1.1
-/// client that sends exactly the headers a test names (Host and Origin included).
+/// A console on a temporary data directory with demo data, served on a loopback address (127.0.0.1 unless a test
+/// names another, as `serve` does with the install's own) at a free port, and a raw HTTP/1.1 client that sends exactly
+/// the headers a test names (Host and Origin included).
 struct ConsoleHarness {
     let home: HealthBridgeHome
     let service: HealthService
     let state: ExportState
     let console: Console
     let port: Int
+    /// The loopback address the console is bound to.
+    let address: String
     let task: Task<Void, any Error>
 
-    static func start(days: Int = 14, maxUploadBytes: Int = 64 << 10) async throws -> ConsoleHarness {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("hb-console-\(UUID().uuidString)", isDirectory: true)
+    static func start(days: Int = 14, maxUploadBytes: Int = 64 << 10, address: String = "127.0.0.1") async throws
+        -> ConsoleHarness
+    {
+        let directory = try TemporaryHome("console").url
         let home = HealthBridgeHome(directory: directory)
         try home.createIfNeeded()
         let store = try SQLiteHealthStore(location: .file(home.storeURL))
-        _ = try await DemoGenerator(days: days, end: Date(), timeZone: .current).populate(store)
+        try await DemoWorld(days: days).populate(store)
         let service = try await HealthService.open(store: store)
         let state = try ExportState.open(home: directory)
         let console = Console(service: service, state: state, home: home,
-                              configuration: .init(port: 0, maxUploadBytes: maxUploadBytes),
+                              configuration: .init(port: 0, host: address, maxUploadBytes: maxUploadBytes),
                               logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
         let router = Router()
         console.addRoutes(to: router)
         let (ports, sink) = AsyncStream<Int>.makeStream()
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+        let app = Application(router: router, configuration: .init(address: .hostname(address, port: 0)),
                               onServerRunning: { channel in sink.yield(channel.localAddress?.port ?? 0) })
         let task = Task { try await app.run() }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next() else { throw CancellationError() }
         console.setPort(port)
-        return ConsoleHarness(home: home, service: service, state: state, console: console, port: port, task: task)
+        return ConsoleHarness(home: home, service: service, state: state, console: console, port: port,
+                              address: address, task: task)
     }
 
     func stop() {
@@ -48,8 +53,8 @@ struct ConsoleHarness {
         try? FileManager.default.removeItem(at: home.directory)
     }
 
-    var host: String { "127.0.0.1:\(port)" }
-    var origin: String { "http://127.0.0.1:\(port)" }
+    var host: String { "\(address):\(port)" }
+    var origin: String { "http://\(address):\(port)" }
 
     struct Reply {
         var status: Int
@@ -69,7 +74,7 @@ struct ConsoleHarness {
         if method == "POST" { head += "Content-Length: \(body.count)\r\n" }
         head += "\r\n"
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connect(host: "127.0.0.1", port: port) { channel in
+            .connect(host: address, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                 }

@@ -1,4 +1,5 @@
 import Foundation
+import HealthBridgeTesting
 import Testing
 import HealthDemo
 import HealthModel
@@ -10,7 +11,7 @@ import HealthStore
     /// true steps exactly; summing every source over-counts by about half; one source per day under-counts.
     @Test func mergedDailyStepsEqualTheTruth() async throws {
         let end = t("2024-06-30T20:00:00Z")
-        let generator = DemoGenerator(days: 28, seed: 7, end: end, timeZone: paris)
+        let generator = DemoWorld(days: 28, seed: 7, end: end, zone: paris).generator
         let store = try SQLiteHealthStore.inMemory()
         let report = try await generator.populate(store)
         let engine = HealthEngine(store: store)

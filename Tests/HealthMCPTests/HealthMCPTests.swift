@@ -11,7 +11,7 @@ typealias JSON = MCP.Value
 
 @Suite("MCP tools")
 struct ToolTests {
-    static let readTools: Set<String> = ["list_types", "list_sources", "query_samples", "summarize", "sleep_nights",
+    static let readTools: Set<String> = ["list_types", "list_sources", "query_samples", "summarize", "sleep_nights", "health_coverage",
                                          "list_workouts", "get_workout", "activity_summaries", "latest", "health_today", "energy_balance",
                                          "get_changes"]
     static let writeTools: Set<String> = ["log_food", "log_weight", "log_water", "log_workout", "delete_entries"]

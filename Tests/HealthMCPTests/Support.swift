@@ -1,4 +1,5 @@
 import Foundation
+import HealthBridgeTesting
 import HealthDemo
 import HealthMCP
 import HealthModel
@@ -13,8 +14,7 @@ enum Fixture {
     static let end = ISO8601.date("2024-05-15T12:00:00Z")!
 
     static let shared: Task<(HealthService, DemoReport), any Error> = Task {
-        let store = try SQLiteHealthStore.inMemory()
-        let report = try await DemoGenerator(days: 30, seed: 7, end: end, timeZone: utc).populate(store)
+        let (store, report) = try await DemoWorld(days: 30, seed: 7, end: end, zone: utc).store()
         let service = HealthService(store: store, homeTimeZone: utc, clock: { end })
         return (service, report)
     }

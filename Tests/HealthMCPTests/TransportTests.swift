@@ -33,7 +33,7 @@ struct StdioTransportTests {
         try await client.connect(transport: BlockingStdioTransport(input: clientIn, output: clientOut))
 
         // 200 sequential round trips over pipes, answers in order. (The time they take is measured in CI by
-        // scripts/mcp-interop.sh with the official Python client; here other suites share the two cores.)
+        // IntegrationTests/mcp-interop.sh with the official Python client; here other suites share the two cores.)
         for index in 0..<200 {
             let context: MCP.RequestContext<CallTool.Result> = try await client.callTool(
                 name: "latest", arguments: ["type": index % 2 == 0 ? "bodyMass" : "restingHeartRate"])

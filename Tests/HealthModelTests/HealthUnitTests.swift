@@ -46,13 +46,13 @@ struct HealthUnitFactorTests {
     }
 
     static let nonSI: [Case] = [
-        Case(unit: "oz", base: "g", factor: 28.3495),
-        Case(unit: "lb", base: "g", factor: 453.592),
-        Case(unit: "st", base: "g", factor: 6350),
+        Case(unit: "oz", base: "g", factor: 28.349523125),
+        Case(unit: "lb", base: "g", factor: 453.59237),
+        Case(unit: "st", base: "g", factor: 6350.29318),
         Case(unit: "in", base: "m", factor: 0.0254),
         Case(unit: "ft", base: "m", factor: 0.3048),
         Case(unit: "yd", base: "m", factor: 0.9144),
-        Case(unit: "mi", base: "m", factor: 1609.34),
+        Case(unit: "mi", base: "m", factor: 1609.344),
         Case(unit: "mmHg", base: "Pa", factor: 133.3224),
         Case(unit: "cmAq", base: "Pa", factor: 98.0665),
         Case(unit: "atm", base: "Pa", factor: 101_325),
@@ -129,7 +129,7 @@ struct HealthUnitFactorTests {
     @Test("known units are matched before a prefix split")
     func knownUnitsFirst() throws {
         #expect(isClose(try convert(1, "min", "s"), 60))  // not milli-inch
-        #expect(isClose(try convert(1, "mi", "m"), 1609.34))
+        #expect(isClose(try convert(1, "mi", "m"), 1609.344))
         #expect(isClose(try convert(1, "mmHg", "Pa"), 133.3224))  // not milli-mHg
         #expect(isClose(try convert(1, "cmAq", "Pa"), 98.0665))
         #expect(isClose(try convert(1, "cal", "J"), 4.184))  // not centi-al
@@ -375,7 +375,7 @@ struct HealthUnitConversionTests {
         #expect(try unit("kg").converter(to: unit("g")) == unit("Mg").converter(to: unit("kg")))
         #expect(try unit("kg").converter(to: unit("g")).isIdentity == false)
         #expect(try unit("kg").converter(to: unit("g")).convert(1.5) == 1500)
-        #expect(try unit("lb").converter(to: .gram).convert(1) == 453.592)
+        #expect(try unit("lb").converter(to: .gram).convert(1) == 453.59237)
     }
 
     @Test(

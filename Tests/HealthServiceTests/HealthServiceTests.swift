@@ -1,6 +1,6 @@
 import Foundation
+import HealthBridgeTesting
 import Testing
-import HealthDemo
 import HealthModel
 import HealthStore
 @testable import HealthService
@@ -11,9 +11,7 @@ import HealthStore
     static let now = ISO8601.date("2024-06-30T15:30:00Z")!
 
     static func demoService() async throws -> HealthService {
-        let store = try SQLiteHealthStore.inMemory()
-        try await DemoGenerator(days: 10, seed: 3, end: now, timeZone: utc).populate(store)
-        return HealthService(store: store, homeTimeZone: utc, clock: { now })
+        try await DemoWorld(days: 10, seed: 3, end: now, zone: utc).service()
     }
 
     @Test func queryDefaultsToTodayNewestFirstWithLimit100() async throws {

@@ -1,7 +1,7 @@
 import ExportClient
 import ExportServer
 import Foundation
-import HealthDemo
+import HealthBridgeTesting
 import HealthMCP
 import HealthModel
 import HealthService
@@ -17,14 +17,8 @@ enum World {
     static let end = ISO8601.date("2026-01-10T00:00:00Z")!
 
     static let shared: Task<(home: URL, service: HealthService), any Error> = Task {
-        let home = FileManager.default.temporaryDirectory
-            .appendingPathComponent("hb-interface-tests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
-        let store = try SQLiteHealthStore(location: .file(home.appendingPathComponent("health.sqlite")))
-        _ = try await DemoGenerator(days: 40, seed: 5, end: end, timeZone: zone).populate(store)
-        try await store.setSetting(HealthService.homeTimeZoneSetting, zone.identifier)
-        return (home, try await HealthService.open(store: store))
+        let home = try TemporaryHome("interface-tests")
+        return (home.url, try await DemoWorld(days: 40, seed: 5, end: end, zone: zone).home(home))
     }
 
     static var home: URL { get async throws { try await shared.value.home } }

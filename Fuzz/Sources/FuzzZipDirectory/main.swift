@@ -3,7 +3,7 @@ import FuzzSupport
 @testable import HealthImport
 
 /// The attachment reader's zip directory (``ZipDirectory``) over arbitrary bytes written to a file: the end record,
-/// ZIP64 records, directory entries and their extra fields, local headers and libdeflate's inflate. Errors and nil
+/// ZIP64 records, directory entries and their extra fields, local headers and zlib's inflate. Errors and nil
 /// are fine; crashes, overreads and huge allocations are not.
 let path = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-zip-\(getpid()).zip")
 

@@ -1,0 +1,82 @@
+import Foundation
+import HealthModel
+import HealthService
+import MCP
+
+// health_coverage: which sources recorded a type, per day or hour, and where nothing was recorded.
+
+extension HealthToolbox {
+    static let coverageSourceCountSchema = Schema.object([
+        "source": Schema.string(), "count": Schema.integer("Samples of this source overlapping the bucket."),
+    ], required: ["source", "count"])
+
+    static let healthCoverage = ToolDefinition(
+        name: "health_coverage", title: "Coverage: which sources recorded, where data is missing",
+        description: """
+            For one type and range, per day (or per hour with interval hour): which sources recorded it and how \
+            many samples each, and the gaps — runs of days (hours) where nothing at all was recorded. Use it to tell \
+            a missing day from a day of 0 (a watch left off, a paused export or push schedule) before reading totals: \
+            a day in a gap has no data, it is not 0. Default range: the last 30 days.
+            """,
+        arguments: [
+            "type": Schema.typeArgument,
+            "start": Schema.start(defaultText: "30d, the last thirty days including today"),
+            "end": Schema.end,
+            "interval": Schema.string("day (default) or hour.", oneOf: ["day", "hour"]),
+            "time_zone": Schema.timeZone,
+        ],
+        required: ["type"],
+        output: Schema.object([
+            "type": Schema.string(),
+            "interval": Schema.string(),
+            "time_zone": Schema.string(),
+            "start": Schema.isoString,
+            "end": Schema.isoString,
+            "buckets": Schema.array(Schema.object([
+                "start": Schema.isoString,
+                "end": Schema.isoString,
+                "date": Schema.string("The day, YYYY-MM-DD (day interval)."),
+                "count": Schema.integer("Samples overlapping the bucket, every source."),
+                "no_data": Schema.boolean("True when nothing was recorded: missing, not 0."),
+                "sources": Schema.array(coverageSourceCountSchema, "Sources with samples in the bucket, highest priority first."),
+            ], required: ["start", "end", "count", "no_data", "sources"])),
+            "gaps": Schema.array(Schema.object([
+                "start": Schema.isoString, "end": Schema.isoString,
+                "buckets": Schema.integer("Days (hours) the gap spans."),
+            ], required: ["start", "end", "buckets"]), "Runs of buckets without any sample."),
+            "sources": Schema.array(Schema.object([
+                "source": Schema.string(), "count": Schema.integer(),
+                "buckets_with_data": Schema.integer(), "first": Schema.isoString, "last": Schema.isoString,
+            ], required: ["source", "count", "buckets_with_data"]), "Per source over the range, highest priority first."),
+            "buckets_with_data": Schema.integer(),
+            "empty_buckets": Schema.integer(),
+        ], required: ["type", "interval", "time_zone", "start", "end", "buckets", "gaps", "sources",
+                      "buckets_with_data", "empty_buckets"])
+    ) { toolbox, arguments in
+        let result = try await toolbox.service.coverage(CoverageRequest(
+            type: try arguments.string("type"), start: try arguments.string("start"), end: try arguments.string("end"),
+            interval: try arguments.string("interval"), timeZone: try arguments.string("time_zone")))
+        return ToolReply(structured: try structured(result), text: coverageText(result))
+    }
+
+    static func coverageText(_ result: CoverageResult) -> String {
+        let daily = result.interval == "day"
+        var text = "\(result.type) coverage per \(result.interval), \(TextFormat.local(result.start)) → \(TextFormat.local(result.end)) (\(result.timeZone)): \(result.bucketsWithData) with data, \(result.emptyBuckets) without.\n"
+        if result.sources.isEmpty {
+            return text + "No \(result.type) data in this range."
+        }
+        text += TextFormat.table(["source", "samples", daily ? "days" : "hours", "first", "last"], result.sources.map {
+            [$0.source, TextFormat.number(Double($0.count)), String($0.bucketsWithData), TextFormat.local($0.first),
+             TextFormat.local($0.last)]
+        })
+        if result.gaps.isEmpty {
+            text += "\nNo gaps: every \(result.interval) has data."
+        } else {
+            text += "\nGaps (nothing recorded — missing, not 0):\n" + result.gaps.map { gap in
+                daily ? "  \(TextFormat.localDay(gap.start)) → \(TextFormat.localDay(gap.end)) (\(gap.buckets) day\(gap.buckets == 1 ? "" : "s"))"
+                    : "  \(TextFormat.local(gap.start)) → \(TextFormat.local(gap.end)) (\(gap.buckets) h)"
+            }.joined(separator: "\n")
+        }
+        return text
+    }
+}

@@ -1,0 +1,40 @@
+import ArgumentParser
+import Foundation
+import HealthService
+
+/// `healthbridge coverage TYPE`: which sources recorded a type per day (or hour), and the gaps where nothing was.
+///
+/// ```
+/// healthbridge coverage stepCount --start 2025-12-01 --end 2026-01-01
+/// healthbridge coverage heartRate --start yesterday --end today --interval hour --json
+/// ```
+struct CoverageCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "coverage",
+        abstract: "Per day (or hour): which sources recorded a type, how many samples, and where nothing was recorded.",
+        discussion: "A day without data is missing, not 0. Example: healthbridge coverage stepCount --start 30d --json")
+
+    @OptionGroup var store: StoreOptions
+    @Argument(help: "A quantity or category type, e.g. stepCount, heartRate, sleepAnalysis.") var type: String
+    @OptionGroup var range: RangeOptions
+    @Option(help: "day (default) or hour.") var interval = "day"
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        let result = try await store.openService().coverage(CoverageRequest(
+            type: type, start: range.from, end: range.to, interval: interval, timeZone: range.tz))
+        if output.json { return try Output.json(result) }
+        let daily = result.interval == "day"
+        let sources = result.sources.map(\.source)
+        Output.table([daily ? "day" : "hour", "samples"] + sources, result.buckets.map { bucket in
+            let counts = Dictionary(bucket.sources.map { ($0.source, $0.count) }, uniquingKeysWith: +)
+            return [daily ? (bucket.date ?? Output.local(bucket.start)) : Output.local(bucket.start),
+                    bucket.noData ? "no data" : String(bucket.count)]
+                + sources.map { counts[$0].map(String.init) ?? "—" }
+        })
+        print("\n\(result.bucketsWithData) \(daily ? "days" : "hours") with data, \(result.emptyBuckets) without.")
+        for gap in result.gaps {
+            print("Gap: \(Output.local(gap.start)) → \(Output.local(gap.end)) (\(gap.buckets) \(daily ? "day" : "hour")\(gap.buckets == 1 ? "" : "s")): nothing recorded.")
+        }
+    }
+}

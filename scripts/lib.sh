@@ -1,0 +1,93 @@
+# Shared by every script in scripts/ and IntegrationTests/: source it (`. "$(dirname "$0")/../scripts/lib.sh"`). It
+# changes to the repository root, and gives:
+#
+#   hb_apt PACKAGE…           installs the Debian packages not yet installed (`apt-get update` only when a package
+#                             is missing and the first try fails, or the lists are empty; at most once per run)
+#   hb_need COMMAND PACKAGE   installs PACKAGE when COMMAND is not on PATH
+#   hb_venv DIR PACKAGE…      a Python venv in DIR (created once, python3-venv installed if missing) with the PyPI
+#                             packages; prints nothing, sets $venv to DIR
+#   hb_binary                 prints the path of the debug `healthbridge` binary, building it once: $HEALTHBRIDGE_BINARY
+#                             when set (CI builds once and exports it), else `swift build --product healthbridge`
+#                             (in $SWIFT_SCRATCH_PATH when set); the build's output goes to stderr
+#   hb_release_binary         the same for a release build (in $SCRATCH, default .build)
+#   hb_benchmark NAME         builds a benchmark of Benchmarks/ (release, .build-bench) and prints its path
+#   hb_free_port              a free TCP port on 127.0.0.1
+set -euo pipefail
+HB_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$HB_ROOT"
+
+hb_apt_updated=${hb_apt_updated:-0}
+hb_apt() {
+  local missing=() package
+  for package in "$@"; do
+    dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if [ "$(id -u)" != 0 ]; then
+    echo "lib.sh: needs the Debian packages ${missing[*]} (run as root to install them)" >&2
+    return 1
+  fi
+  local lists
+  lists=$(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages*' 2>/dev/null | head -1)
+  if [ -n "$lists" ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null 2>&1; then
+    return 0
+  fi
+  if [ "$hb_apt_updated" != 1 ]; then
+    apt-get update -qq
+    hb_apt_updated=1
+    export hb_apt_updated
+  fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
+}
+
+hb_need() {
+  command -v "$1" >/dev/null 2>&1 || hb_apt "$2"
+}
+
+hb_venv() {
+  venv=$1
+  shift
+  if [ ! -x "$venv/bin/python" ]; then
+    python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || hb_apt python3-venv
+    python3 -m venv "$venv"
+  fi
+  # Only what is missing: pip's own check is offline when every requirement is already met.
+  # (`pip show a b` succeeds when any one is there, so each is asked on its own.)
+  local package
+  for package in "$@"; do
+    if ! "$venv/bin/python" -m pip show --quiet "$package" >/dev/null 2>&1; then
+      "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$@"
+      return
+    fi
+  done
+}
+
+hb_binary() {
+  if [ -n "${HEALTHBRIDGE_BINARY:-}" ]; then
+    readlink -f "$HEALTHBRIDGE_BINARY"
+    return
+  fi
+  local scratch=()
+  if [ -n "${SWIFT_SCRATCH_PATH:-}" ]; then scratch=(--scratch-path "$SWIFT_SCRATCH_PATH"); fi
+  swift build "${scratch[@]}" --product healthbridge >&2
+  readlink -f "$(swift build "${scratch[@]}" --show-bin-path)/healthbridge"
+}
+
+hb_release_binary() {
+  local scratch=${SCRATCH:-.build}
+  swift build -c release --scratch-path "$scratch" --product healthbridge >&2
+  readlink -f "$scratch/release/healthbridge"
+}
+
+hb_free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# Prints the path of a benchmark executable of Benchmarks/ (HealthBench, IngestBench, WriteBench), built in release
+# mode in $BENCH_SCRATCH (default .build-bench): the benchmarks are a package of their own, never built by the root's
+# `swift build`.
+hb_benchmark() {
+  local scratch=${BENCH_SCRATCH:-.build-bench}
+  swift build -c release --package-path Benchmarks --scratch-path "$scratch" --product "$1" >&2
+  readlink -f "$scratch/release/$1"
+}
