@@ -49,8 +49,9 @@ PY
   -H "Authorization: Bearer $token" --tls-verify false \
   --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,response_headers_conformance \
   --max-examples "$examples" --workers 1 --generation-deterministic --no-color \
-  --exclude-path /api/v1/ingest/health-auto-export
-# The Health Auto Export receiver takes an ingest token, not a paired client's (the document is read with the latter).
+  --exclude-path /api/v1/ingest/health-auto-export --exclude-path /api/v1/ingest/health-connect
+# The receivers (Health Auto Export, Health Connect) take an ingest token, not a paired client's (the document is read
+# with the latter).
 "$venv/bin/python" - "$token" "$port" "$home/openapi.json" <<'PY'
 import ssl, sys, urllib.request
 token, port, out = sys.argv[1:]
@@ -62,5 +63,6 @@ open(out, "wb").write(urllib.request.urlopen(request, context=context).read())
 PY
 "$venv/bin/schemathesis" run "$home/openapi.json" --url "https://127.0.0.1:$port" \
   -H "Authorization: Bearer $ingest_token" --tls-verify false --include-path /api/v1/ingest/health-auto-export \
+  --include-path /api/v1/ingest/health-connect \
   --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,response_headers_conformance \
   --max-examples "$examples" --workers 1 --generation-deterministic --no-color
