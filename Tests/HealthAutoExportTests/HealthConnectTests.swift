@@ -8,10 +8,7 @@ import Testing
 /// The Health Connect receiver's use case: HC Webhook's payload (github.com/mcnaveen/health-connect-webhook) mapped to
 /// HealthKit, stored once, with data origins as sources, through the same checks and consent as Health Auto Export.
 @Suite struct HealthConnectTests {
-    static func quantity(_ sample: HealthSample) -> Double? {
-        if case .quantity(let value, _) = sample.value { return value }
-        return nil
-    }
+    static func quantity(_ sample: HealthSample) -> Double? { IngestTests.quantity(sample) }
 
     static func payload(_ sections: String) -> [UInt8] {
         Array(#"{"timestamp":"2024-03-05T09:15:02Z","app_version":"2.4.1",\#(sections)}"#.utf8)

@@ -5,18 +5,11 @@ import Testing
 @testable import HealthAutoExport
 @testable import HealthService
 
-/// Issue 25, "every phone, every number explained": bucket extremes in statistics, v2 workout energy, nutrients and
-/// vitals by HAE's names, localised enum values.
-@Suite struct Issue25Tests {
-    static func quantity(_ sample: HealthSample) -> Double? {
-        if case .quantity(let value, _) = sample.value { return value }
-        return nil
-    }
-
-    static func close(_ a: Double?, _ b: Double, _ tolerance: Double = 1e-9) -> Bool {
-        guard let a else { return false }
-        return abs(a - b) <= tolerance * max(1, abs(b))
-    }
+/// Payloads of the shapes real Health Auto Export pushes have (issue 25): bucket extremes in statistics, v2 workout
+/// energy, nutrients and vitals by HAE's names, localised enum values.
+@Suite struct RealShapedPayloadTests {
+    static func quantity(_ sample: HealthSample) -> Double? { IngestTests.quantity(sample) }
+    static func close(_ a: Double?, _ b: Double, _ tolerance: Double = 1e-9) -> Bool { IngestTests.close(a, b, tolerance) }
 
     @Test func hourlyHeartRateMinimumAndMaximumCountInTheDaysSummary() async throws {
         let service = try await Fixture.ingestService()
