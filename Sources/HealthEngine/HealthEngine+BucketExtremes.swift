@@ -56,9 +56,16 @@ extension HealthEngine {
         }
     }
 
-    /// Lowers the minimum (or raises the maximum) of the non-empty bucket holding `date`.
+    /// Lowers the minimum (or raises the maximum) of the non-empty bucket holding `date`. Buckets are in start
+    /// order: found by binary search, so a year of hourly buckets costs ~13 comparisons a sample, not 8,760.
     static func widen(_ buckets: inout [StatisticsBucket], at date: Date, with value: Double, isMinimum: Bool) {
-        guard let index = buckets.firstIndex(where: { $0.start <= date && date < $0.end && $0.count > 0 }) else { return }
+        var low = 0, high = buckets.count   // the first bucket starting after `date` lies in low…high
+        while low < high {
+            let middle = (low + high) / 2
+            if buckets[middle].start <= date { low = middle + 1 } else { high = middle }
+        }
+        let index = low - 1
+        guard index >= 0, date < buckets[index].end, buckets[index].count > 0 else { return }
         if isMinimum {
             if let current = buckets[index].min, value < current { buckets[index].min = value }
         } else {
