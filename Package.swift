@@ -22,8 +22,8 @@ let package = Package(
         .library(name: "HealthAutoExport", targets: ["HealthAutoExport"]),
         .library(name: "HealthService", targets: ["HealthService"]),
         .library(name: "HealthDemo", targets: ["HealthDemo"]),
-        .library(name: "ExportClient", targets: ["ExportClient"]),
-        .library(name: "ExportServer", targets: ["ExportServer"]),
+        .library(name: "PairedAPIClient", targets: ["PairedAPIClient"]),
+        .library(name: "PairedAPI", targets: ["PairedAPI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -35,7 +35,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         // The OpenClaw gateway node (GatewayNode): the WebSocket client; its tests run a gateway on the server side.
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
-        // Local-network export (ExportServer / ExportClient): TLS, the self-signed identity, the NIO client, mDNS.
+        // Local-network export (PairedAPIServer / PairedAPIClient): TLS, the self-signed identity, the NIO client, mDNS.
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
@@ -93,7 +93,7 @@ let package = Package(
         // The local-network export client and wire protocol: API payloads, the pinned-TLS HTTPS client, the paired-server
         // record, mDNS (DNS-SD) messages and browsing.
         .target(
-            name: "ExportClient",
+            name: "PairedAPIClient",
             dependencies: [
                 "HealthModel",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -106,9 +106,9 @@ let package = Package(
         // The local-network export server: paired HTTPS /api/v1 (Hummingbird + TLS), identity, pairing codes, tokens,
         // sharing state, audit log (export.sqlite), rate limits, QR codes, OpenAPI document, mDNS responder.
         .target(
-            name: "ExportServer",
+            name: "PairedAPI",
             dependencies: [
-                "ExportClient", "HealthService", "HealthEngine", "HealthStore", "HealthModel",
+                "PairedAPIClient", "HealthService", "HealthEngine", "HealthStore", "HealthModel",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -141,7 +141,7 @@ let package = Package(
         .target(
             name: "HealthConsole",
             dependencies: [
-                "HealthService", "HealthStore", "HealthModel", "HealthImport", "ExportServer", "ExportClient",
+                "HealthService", "HealthStore", "HealthModel", "HealthImport", "PairedAPI", "PairedAPIClient",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -159,7 +159,7 @@ let package = Package(
                 "HealthMCP",
                 .product(name: "MCP", package: "swift-sdk"),
                 .product(name: "Hummingbird", package: "hummingbird"),
-                "ExportServer", "ExportClient",
+                "PairedAPI", "PairedAPIClient",
                 "GatewayNode", "HealthConsole",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -171,7 +171,7 @@ let package = Package(
         .target(
             name: "HealthBridgeKit",
             dependencies: [
-                "HealthModel", "ExportClient",
+                "HealthModel", "PairedAPIClient",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -208,7 +208,7 @@ let package = Package(
         .testTarget(name: "HealthModelTests", dependencies: ["HealthModel"]),
         // HealthBridgeKit against a real `healthbridge serve` process (the built binary): the example end to end, the
         // SIGKILL fault test, the seed's HealthKitSyncService ported.
-        .testTarget(name: "HealthBridgeKitTests", dependencies: ["HealthBridgeKit", "ExportClient", "HealthModel",
+        .testTarget(name: "HealthBridgeKitTests", dependencies: ["HealthBridgeKit", "PairedAPIClient", "HealthModel",
                                                                 .product(name: "GRDB", package: "GRDB.swift"),
                                                                 .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "HealthXMLTests", dependencies: ["HealthXML"]),
@@ -226,7 +226,7 @@ let package = Package(
                                                            .product(name: "Hummingbird", package: "hummingbird"),
                                                            .product(name: "NIOCore", package: "swift-nio"),
                                                            .product(name: "NIOPosix", package: "swift-nio")]),
-        .testTarget(name: "ExportServerTests", dependencies: ["HealthBridgeTesting", "ExportServer", "ExportClient", "HealthService", "HealthStore",
+        .testTarget(name: "PairedAPITests", dependencies: ["HealthBridgeTesting", "PairedAPI", "PairedAPIClient", "HealthService", "HealthStore",
                                                               "HealthModel", "HealthDemo",
                                                               .product(name: "Hummingbird", package: "hummingbird"),
                                                               .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -247,14 +247,14 @@ let package = Package(
                                                              .product(name: "NIOCore", package: "swift-nio"),
                                                              .product(name: "Crypto", package: "swift-crypto"),
                                                              .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "HealthConsoleTests", dependencies: ["HealthBridgeTesting", "HealthConsole", "ExportServer", "HealthService",
+        .testTarget(name: "HealthConsoleTests", dependencies: ["HealthBridgeTesting", "HealthConsole", "PairedAPI", "HealthService",
                                                                "HealthStore", "HealthModel", "HealthDemo",
                                                                .product(name: "Hummingbird", package: "hummingbird"),
                                                                .product(name: "NIOCore", package: "swift-nio"),
                                                                .product(name: "NIOPosix", package: "swift-nio")]),
         // The interfaces side by side: the built CLI, MCP, the HTTPS API and the node answer alike (parity), and the
         // CLI's output and exit codes.
-        .testTarget(name: "InterfaceTests", dependencies: ["HealthBridgeTesting", "HealthService", "HealthMCP", "ExportServer", "ExportClient",
+        .testTarget(name: "InterfaceTests", dependencies: ["HealthBridgeTesting", "HealthService", "HealthMCP", "PairedAPI", "PairedAPIClient",
                                                            "GatewayNode", "HealthStore", "HealthModel", "HealthDemo",
                                                            .product(name: "MCP", package: "swift-sdk"),
                                                            .product(name: "Logging", package: "swift-log")]),

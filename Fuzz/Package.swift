@@ -28,7 +28,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "FuzzDNSMessage", dependencies: [
-            "FuzzSupport", .product(name: "ExportClient", package: "HealthBridge"),
+            "FuzzSupport", .product(name: "PairedAPIClient", package: "HealthBridge"),
         ]),
         .executableTarget(name: "FuzzUnitsAndDates", dependencies: [
             "FuzzSupport",
@@ -37,8 +37,8 @@ let package = Package(
         ]),
         .executableTarget(name: "FuzzExportRequest", dependencies: [
             "FuzzSupport",
-            .product(name: "ExportServer", package: "HealthBridge"),
-            .product(name: "ExportClient", package: "HealthBridge"),
+            .product(name: "PairedAPI", package: "HealthBridge"),
+            .product(name: "PairedAPIClient", package: "HealthBridge"),
         ]),
         .executableTarget(name: "FuzzHealthAutoExport", dependencies: [
             "FuzzSupport", .product(name: "HealthAutoExport", package: "HealthBridge"),

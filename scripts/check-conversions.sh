@@ -10,7 +10,7 @@
 #   scripts/check-conversions.sh --list     prints every such line in the allowlist's format (to review, then add)
 . "$(dirname "$0")/lib.sh"
 
-targets=(Sources/HealthAutoExport Sources/HealthImport Sources/HealthXML Sources/ExportServer Sources/HealthMCP
+targets=(Sources/HealthAutoExport Sources/HealthImport Sources/HealthXML Sources/PairedAPI Sources/HealthMCP
          Sources/GatewayNode Sources/HealthService)
 allowlist=scripts/conversions.allowlist
 # A call of an integer type's initializer whose first argument is not one of the non-trapping labels; comments aside.

@@ -1,4 +1,4 @@
-import ExportClient
+import PairedAPIClient
 import Foundation
 import HealthModel
 
@@ -68,7 +68,7 @@ public struct HealthBridgeFailure: Error, Sendable, Hashable, CustomStringConver
     static func from(_ error: any Error) -> HealthBridgeFailure {
         if let failure = error as? HealthBridgeFailure { return failure }
         if let error = error as? HealthBridgeError { return error.failure }
-        guard let error = error as? ExportClientError else {
+        guard let error = error as? PairedAPIClientError else {
             return HealthBridgeFailure(message: String(describing: error), isTransient: true)
         }
         switch error {
@@ -93,7 +93,7 @@ extension HealthBridgeError {
     static func wrap(_ error: any Error, _ operation: Operation) -> HealthBridgeError {
         if let error = error as? HealthBridgeError { return error }
         let failure = HealthBridgeFailure.from(error)
-        if let client = error as? ExportClientError {
+        if let client = error as? PairedAPIClientError {
             switch client {
             case .notPaired, .fingerprintMismatch: return .unavailable(failure)
             default: break

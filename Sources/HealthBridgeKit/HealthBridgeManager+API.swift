@@ -1,4 +1,4 @@
-import ExportClient
+import PairedAPIClient
 import Foundation
 import HealthModel
 

@@ -1,4 +1,4 @@
-import ExportClient
+import PairedAPIClient
 import Foundation
 import HealthModel
 import Logging
@@ -84,7 +84,7 @@ public final class HealthBridgeManager: Sendable {
                      clientName: String = "HealthBridgeKit app") async throws(HealthBridgeError) -> PairedServer {
         let record: PairedServer
         do {
-            record = try await ExportRemote.pair(host: host, port: port, fingerprint: fingerprint, code: code,
+            record = try await PairedAPIRemote.pair(host: host, port: port, fingerprint: fingerprint, code: code,
                                                  clientName: clientName, appId: appId, timeout: timeout)
             try Self.saveCredentials(record, to: credentialsFile)
         } catch {
@@ -161,19 +161,19 @@ public final class HealthBridgeManager: Sendable {
                                   timeout: timeout ?? self.timeout), server.token)
     }
 
-    /// Sends one request and decodes a 2xx answer as `Result`; error answers throw ``ExportClientError``.
+    /// Sends one request and decodes a 2xx answer as `Result`; error answers throw ``PairedAPIClientError``.
     func call<Result: Decodable>(_ method: String, _ path: String, query: [(String, String)] = [], body: [UInt8]? = nil,
                                  timeout: Duration? = nil, as type: Result.Type) async throws -> Result {
         let (http, token) = try client(timeout: timeout)
-        var target = ExportAPI.basePath + "/" + path
+        var target = PairedAPIProtocol.basePath + "/" + path
         if !query.isEmpty {
             target += "?" + query.map { "\($0.0)=\(Self.percentEncode($0.1))" }.joined(separator: "&")
         }
         var headers = [("Authorization", "Bearer \(token)")]
         if body != nil { headers.append(("Content-Type", "application/json")) }
         let reply = try await http.send(method: method, path: target, headers: headers, body: body)
-        guard (200..<300).contains(reply.status) else { throw ExportRemote.error(from: reply) }
-        return try ExportRemote.decode(Result.self, reply)
+        guard (200..<300).contains(reply.status) else { throw PairedAPIRemote.error(from: reply) }
+        return try PairedAPIRemote.decode(Result.self, reply)
     }
 
     static func percentEncode(_ text: String) -> String {

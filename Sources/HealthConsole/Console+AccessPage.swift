@@ -1,5 +1,5 @@
 import HTTPTypes
-import ExportServer
+import PairedAPI
 import Foundation
 import HealthModel
 import HealthService

@@ -1,6 +1,6 @@
 import HTTPTypes
 import Crypto
-import ExportServer
+import PairedAPI
 import Foundation
 import HealthModel
 import HealthService

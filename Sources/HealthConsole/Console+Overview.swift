@@ -1,6 +1,6 @@
 import HTTPTypes
 import HealthModel
-import ExportServer
+import PairedAPI
 import Foundation
 import HealthService
 

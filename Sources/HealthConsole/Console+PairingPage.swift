@@ -1,6 +1,6 @@
 import HTTPTypes
-import ExportClient
-import ExportServer
+import PairedAPIClient
+import PairedAPI
 import Foundation
 import HealthModel
 import HealthService
@@ -12,7 +12,7 @@ extension Console {
     func pairingPage(_ session: ConsoleSession, card: PairingPayload?) async throws -> HTML {
         let sharing = try await state.currentSharing()
         let shared = try await service.grants(for: .allDevices).read
-        let identity = try ExportIdentity.loadOrCreate(home: home.directory).0
+        let identity = try ServerIdentity.loadOrCreate(home: home.directory).0
         let running = RuntimeInfo.load(home: home.directory)
         let switchForm: HTML = sharing.state == .active
             ? ConsolePage.form("/pairing/sharing", session: session, fields: [("state", "paused")], button: "Stop sharing", style: "danger")
@@ -73,11 +73,11 @@ extension Console {
         if let appId, !PairRequest.isValidAppId(appId) {
             throw HealthError(.invalidArgument, "an app id is 1 to 128 letters, digits, '.', '-' or '_'")
         }
-        let identity = try ExportIdentity.loadOrCreate(home: home.directory).0
+        let identity = try ServerIdentity.loadOrCreate(home: home.directory).0
         let running = RuntimeInfo.load(home: home.directory)
         let card = try PairingCard.issue(state: state, identity: identity,
                                          host: running?.host ?? RuntimeInfo.advertisedHost(bind: "0.0.0.0"),
-                                         port: running?.port ?? ExportAPI.defaultPort, lifetime: 300, appId: appId)
+                                         port: running?.port ?? PairedAPIProtocol.defaultPort, lifetime: 300, appId: appId)
         return html(try await pairingPage(session, card: card))
     }
 }

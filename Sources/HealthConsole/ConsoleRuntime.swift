@@ -1,5 +1,5 @@
 import HTTPTypes
-import ExportClient
+import PairedAPIClient
 import Foundation
 import HealthModel
 

@@ -1,5 +1,5 @@
 import ArgumentParser
-import ExportServer
+import PairedAPI
 import Foundation
 import HealthModel
 

@@ -1,5 +1,5 @@
 import ArgumentParser
-import ExportClient
+import PairedAPIClient
 import Foundation
 
 struct DiscoverCommand: AsyncParsableCommand {
@@ -25,7 +25,7 @@ struct DiscoverCommand: AsyncParsableCommand {
             return
         }
         if services.isEmpty {
-            print("No \(ExportAPI.serviceType) servers answered within \(timeout) s (is `healthbridge serve` running with sharing active, on this network?).")
+            print("No \(PairedAPIProtocol.serviceType) servers answered within \(timeout) s (is `healthbridge serve` running with sharing active, on this network?).")
             return
         }
         Output.table(["name", "host", "port", "addresses", "fingerprint prefix", "api"], services.map { service in

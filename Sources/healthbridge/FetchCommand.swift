@@ -1,5 +1,5 @@
 import ArgumentParser
-import ExportClient
+import PairedAPIClient
 import Foundation
 import HealthModel
 
@@ -39,7 +39,7 @@ struct FetchCommand: AsyncParsableCommand {
         let request = DataRequest(types: typeList, start: start, end: end ?? "now", limit: limit)
         if dryRun {
             let server = try? client.recordStore().load()
-            print(try ExportRemote.describeDataRequest(request, server: server ?? nil))
+            print(try PairedAPIRemote.describeDataRequest(request, server: server ?? nil))
             print("\n(dry run: nothing was sent)")
             return
         }
@@ -75,5 +75,5 @@ struct FetchCommand: AsyncParsableCommand {
         }
     }
 
-    static func csv(_ samples: [ExportSample]) -> String { ExportCSV.encode(samples) }
+    static func csv(_ samples: [ExportSample]) -> String { SampleCSV.encode(samples) }
 }

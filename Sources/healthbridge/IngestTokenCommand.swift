@@ -1,5 +1,5 @@
 import ArgumentParser
-import ExportServer
+import PairedAPI
 import Foundation
 import HealthAutoExport
 import HealthModel
@@ -40,12 +40,12 @@ struct IngestTokenCommand: AsyncParsableCommand {
 
                   \(token)
 
-                In Health Auto Export: Automations → REST API, URL https://<this machine>:8443\(ExportServer.ingestPath)
+                In Health Auto Export: Automations → REST API, URL https://<this machine>:8443\(PairedAPIServer.ingestPath)
                 (or the plain-HTTP listener of `serve --ingest-port`), format JSON, header
                 Authorization: Bearer <token>. It may write every type HAE sends; narrow with
                 `healthbridge grants \(principal.id) --deny TYPE`.
                 On Android, in HC Webhook (Health Connect): webhook URL
-                https://<this machine>:8443\(ExportServer.healthConnectIngestPath), header Authorization: Bearer <token>.
+                https://<this machine>:8443\(PairedAPIServer.healthConnectIngestPath), header Authorization: Bearer <token>.
                 """)
         }
     }

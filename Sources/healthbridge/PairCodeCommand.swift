@@ -1,6 +1,6 @@
 import ArgumentParser
-import ExportClient
-import ExportServer
+import PairedAPIClient
+import PairedAPI
 import Foundation
 import HealthService
 import HealthStore
@@ -40,7 +40,7 @@ struct PairCodeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let home = try store.resolveHome().directory
-        let (identity, _) = try ExportIdentity.loadOrCreate(home: home)
+        let (identity, _) = try ServerIdentity.loadOrCreate(home: home)
         let state = try ExportState.open(home: home)
         let running = RuntimeInfo.load(home: home)
         if let running, running.fingerprint != identity.fingerprint {
@@ -49,7 +49,7 @@ struct PairCodeCommand: AsyncParsableCommand {
         let payload = try PairingCard.issue(
             state: state, identity: identity,
             host: host ?? running?.host ?? RuntimeInfo.advertisedHost(bind: "0.0.0.0"),
-            port: port ?? running?.port ?? ExportAPI.defaultPort, lifetime: TimeInterval(ttl), appId: app)
+            port: port ?? running?.port ?? PairedAPIProtocol.defaultPort, lifetime: TimeInterval(ttl), appId: app)
         if let app {
             // Never a silent second client: the owner is told when the app already has one.
             let existing = try PairingCard.activeClients(of: app, state: state)
@@ -75,7 +75,7 @@ struct PairCodeCommand: AsyncParsableCommand {
 /// The export API options of `healthbridge serve`: a second listener, HTTPS with the pinned identity, beside /mcp.
 struct ExportAPIOptions: ParsableArguments {
     @Option(name: .customLong("api-port"), help: "HTTPS port of the local-network export API (/api/v1).")
-    var apiPort = ExportAPI.defaultPort
+    var apiPort = PairedAPIProtocol.defaultPort
     @Option(name: .customLong("api-bind"),
             help: "Address the export API listens on: 0.0.0.0 shares on the local network, 127.0.0.1 keeps it on this machine.")
     var apiBind = "0.0.0.0"
@@ -101,16 +101,16 @@ struct ExportAPIOptions: ParsableArguments {
     }
 
     /// The export API as a service of `serve`'s group, nil with --no-api.
-    func exportService(_ shared: SharedPieces) -> ExportService? {
+    func exportService(_ shared: SharedPieces) -> PairedAPIService? {
         guard !noAPI else { return nil }
-        var options = ExportServiceOptions()
+        var options = PairedAPIServiceOptions()
         options.server.host = apiBind
         options.server.port = apiPort
         options.server.rateLimit = Double(rateLimit)
         options.advertise = !noAdvertise
         options.ingestPort = ingestPort
         options.ingestHost = ingestBind
-        return ExportService(home: shared.home.directory, service: shared.service, options: options,
+        return PairedAPIService(home: shared.home.directory, service: shared.service, options: options,
                              logger: CLILog.logger, console: { FileHandle.standardOutput.write(Data(($0 + "\n").utf8)) })
     }
 }

@@ -1,5 +1,5 @@
 import ArgumentParser
-import ExportClient
+import PairedAPIClient
 import Foundation
 
 /// Where the client keeps its paired-server record: `<home>/client/paired-server.json` (0600, directory 0700).
@@ -13,13 +13,13 @@ struct ClientOptions: ParsableArguments {
 
     func paired() throws -> PairedServer {
         guard let record = try recordStore().load() else {
-            throw ExportClientError.notPaired("not paired with a server yet: run `healthbridge pair --qr '<json>'` with the payload `healthbridge pair-code` prints on the server")
+            throw PairedAPIClientError.notPaired("not paired with a server yet: run `healthbridge pair --qr '<json>'` with the payload `healthbridge pair-code` prints on the server")
         }
         return record
     }
 
-    func remote() throws -> ExportRemote {
-        ExportRemote(server: try paired(), timeout: .seconds(timeout))
+    func remote() throws -> PairedAPIRemote {
+        PairedAPIRemote(server: try paired(), timeout: .seconds(timeout))
     }
 }
 
@@ -70,7 +70,7 @@ struct PairCommand: AsyncParsableCommand {
         } else {
             target = (host!, port!, fingerprint!, code!)
         }
-        let record = try await ExportRemote.pair(host: target.host, port: target.port, fingerprint: target.fingerprint,
+        let record = try await PairedAPIRemote.pair(host: target.host, port: target.port, fingerprint: target.fingerprint,
                                                  code: target.code, clientName: String(name.prefix(64)),
                                                  timeout: .seconds(client.timeout))
         let store = try client.recordStore()

@@ -1,5 +1,5 @@
 import ArgumentParser
-import ExportClient
+import PairedAPIClient
 import Foundation
 
 /// `healthbridge remote types`: the paired server's shared types (`healthbridge types` lists the local store's).

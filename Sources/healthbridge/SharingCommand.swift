@@ -1,6 +1,6 @@
 import ArgumentParser
-import ExportClient
-import ExportServer
+import PairedAPIClient
+import PairedAPI
 import Foundation
 import HealthModel
 import HealthService

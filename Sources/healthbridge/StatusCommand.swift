@@ -1,5 +1,5 @@
 import ArgumentParser
-import ExportClient
+import PairedAPIClient
 import Foundation
 
 struct StatusCommand: AsyncParsableCommand {

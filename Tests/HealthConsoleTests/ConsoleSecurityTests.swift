@@ -1,4 +1,4 @@
-import ExportServer
+import PairedAPI
 import Foundation
 @testable import HealthConsole
 import HealthService

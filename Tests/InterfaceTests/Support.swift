@@ -1,5 +1,5 @@
-import ExportClient
-import ExportServer
+import PairedAPIClient
+import PairedAPI
 import Foundation
 import HealthBridgeTesting
 import HealthMCP
@@ -117,14 +117,14 @@ final class HTTPSInterface: Sendable {
         let service = service ?? shared
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("hb-https-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
-        let identity = try ExportIdentity.generate(hostNames: ["localhost"])
+        let identity = try ServerIdentity.generate(hostNames: ["localhost"])
         let state = try ExportState(home: home)
-        var configuration = ExportServerConfiguration()
+        var configuration = PairedAPIServerConfiguration()
         configuration.host = "127.0.0.1"
         configuration.port = 0
         configuration.rateLimit = 0
         configuration.tlsShutdownTimeout = .milliseconds(50)
-        let server = ExportServer(configuration: configuration, identity: identity, state: state, service: service,
+        let server = PairedAPIServer(configuration: configuration, identity: identity, state: state, service: service,
                                   logger: World.logger)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let app = try server.application { port in
@@ -135,7 +135,7 @@ final class HTTPSInterface: Sendable {
         var iterator = ports.makeAsyncIterator()
         let port = try #require(await iterator.next())
         let (code, _) = try state.issuePairingCode()
-        let paired = try await ExportRemote.pair(host: "127.0.0.1", port: port, fingerprint: identity.fingerprint,
+        let paired = try await PairedAPIRemote.pair(host: "127.0.0.1", port: port, fingerprint: identity.fingerprint,
                                                  code: code, clientName: "parity", timeout: .seconds(60))
         // Paired devices read what the owner granted them: everything, for the parity questions.
         if grantAll {

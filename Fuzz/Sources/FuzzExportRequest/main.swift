@@ -1,11 +1,11 @@
 import Foundation
 import FuzzSupport
-import ExportClient
+import PairedAPIClient
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
 import NIOCore
-@testable import ExportServer
+@testable import PairedAPI
 
 /// What the export API decodes from a request before any handler logic: the request target's query (GET
 /// health/data), the JSON bodies (POST health/data, POST pair), the bearer token and the use cases' parameters. The first
