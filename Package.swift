@@ -15,6 +15,7 @@ let package = Package(
         // The packages beside this one that depend on it by path, and nothing else: the fuzz targets (Fuzz/Package.swift)
         // and the benchmarks (Benchmarks/Package.swift). Not an API for apps: HealthBridgeKit is.
         .library(name: "HealthModel", targets: ["HealthModel"]),
+        .library(name: "HealthAPI", targets: ["HealthAPI"]),
         .library(name: "HealthXML", targets: ["HealthXML"]),
         .library(name: "HealthStore", targets: ["HealthStore"]),
         .library(name: "HealthEngine", targets: ["HealthEngine"]),
@@ -47,6 +48,9 @@ let package = Package(
     targets: [
         // Model: sample types, units, samples, sources, errors. Foundation only.
         .target(name: "HealthModel"),
+        // The contract: every request and result type of the service's use cases, once, each with its JSON Schema.
+        // MCP's output schemas, the OpenAPI document, the paired client and HealthBridgeKit all use these types.
+        .target(name: "HealthAPI", dependencies: ["HealthModel"]),
         // A streaming, allocation-light XML tokenizer for Apple Health exports. No dependencies.
         .target(name: "HealthXML"),
         // The HealthStore protocol, the SQLite store (GRDB) and the in-memory store.
@@ -95,7 +99,7 @@ let package = Package(
         .target(
             name: "PairedAPIClient",
             dependencies: [
-                "HealthModel",
+                "HealthModel", "HealthAPI",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -108,7 +112,7 @@ let package = Package(
         .target(
             name: "PairedAPI",
             dependencies: [
-                "PairedAPIClient", "HealthService", "HealthEngine", "HealthStore", "HealthModel",
+                "PairedAPIClient", "HealthAPI", "HealthService", "HealthEngine", "HealthStore", "HealthModel",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -141,7 +145,7 @@ let package = Package(
         .target(
             name: "HealthConsole",
             dependencies: [
-                "HealthService", "HealthStore", "HealthModel", "HealthImport", "PairedAPI", "PairedAPIClient",
+                "HealthService", "HealthStore", "HealthModel", "HealthImport", "PairedAPI", "PairedAPIClient", "HealthAPI",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -159,7 +163,7 @@ let package = Package(
                 "HealthMCP",
                 .product(name: "MCP", package: "swift-sdk"),
                 .product(name: "Hummingbird", package: "hummingbird"),
-                "PairedAPI", "PairedAPIClient",
+                "PairedAPI", "PairedAPIClient", "HealthAPI",
                 "GatewayNode", "HealthConsole",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -171,7 +175,7 @@ let package = Package(
         .target(
             name: "HealthBridgeKit",
             dependencies: [
-                "HealthModel", "PairedAPIClient",
+                "HealthModel", "HealthAPI", "PairedAPIClient",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -208,7 +212,7 @@ let package = Package(
         .testTarget(name: "HealthModelTests", dependencies: ["HealthModel"]),
         // HealthBridgeKit against a real `healthbridge serve` process (the built binary): the example end to end, the
         // SIGKILL fault test, the seed's HealthKitSyncService ported.
-        .testTarget(name: "HealthBridgeKitTests", dependencies: ["HealthBridgeKit", "PairedAPIClient", "HealthModel",
+        .testTarget(name: "HealthBridgeKitTests", dependencies: ["HealthBridgeKit", "PairedAPIClient", "HealthAPI", "HealthModel",
                                                                 .product(name: "GRDB", package: "GRDB.swift"),
                                                                 .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "HealthXMLTests", dependencies: ["HealthXML"]),
@@ -226,7 +230,7 @@ let package = Package(
                                                            .product(name: "Hummingbird", package: "hummingbird"),
                                                            .product(name: "NIOCore", package: "swift-nio"),
                                                            .product(name: "NIOPosix", package: "swift-nio")]),
-        .testTarget(name: "PairedAPITests", dependencies: ["HealthBridgeTesting", "PairedAPI", "PairedAPIClient", "HealthService", "HealthStore",
+        .testTarget(name: "PairedAPITests", dependencies: ["HealthBridgeTesting", "PairedAPI", "PairedAPIClient", "HealthAPI", "HealthService", "HealthStore",
                                                               "HealthModel", "HealthDemo",
                                                               .product(name: "Hummingbird", package: "hummingbird"),
                                                               .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -247,14 +251,14 @@ let package = Package(
                                                              .product(name: "NIOCore", package: "swift-nio"),
                                                              .product(name: "Crypto", package: "swift-crypto"),
                                                              .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "HealthConsoleTests", dependencies: ["HealthBridgeTesting", "HealthConsole", "PairedAPI", "HealthService",
+        .testTarget(name: "HealthConsoleTests", dependencies: ["HealthBridgeTesting", "HealthConsole", "PairedAPI", "HealthAPI", "HealthService",
                                                                "HealthStore", "HealthModel", "HealthDemo",
                                                                .product(name: "Hummingbird", package: "hummingbird"),
                                                                .product(name: "NIOCore", package: "swift-nio"),
                                                                .product(name: "NIOPosix", package: "swift-nio")]),
         // The interfaces side by side: the built CLI, MCP, the HTTPS API and the node answer alike (parity), and the
         // CLI's output and exit codes.
-        .testTarget(name: "InterfaceTests", dependencies: ["HealthBridgeTesting", "HealthService", "HealthMCP", "PairedAPI", "PairedAPIClient",
+        .testTarget(name: "InterfaceTests", dependencies: ["HealthBridgeTesting", "HealthService", "HealthMCP", "PairedAPI", "PairedAPIClient", "HealthAPI",
                                                            "GatewayNode", "HealthStore", "HealthModel", "HealthDemo",
                                                            .product(name: "MCP", package: "swift-sdk"),
                                                            .product(name: "Logging", package: "swift-log")]),

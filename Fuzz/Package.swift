@@ -38,6 +38,7 @@ let package = Package(
         .executableTarget(name: "FuzzExportRequest", dependencies: [
             "FuzzSupport",
             .product(name: "PairedAPI", package: "HealthBridge"),
+            .product(name: "HealthAPI", package: "HealthBridge"),
             .product(name: "PairedAPIClient", package: "HealthBridge"),
         ]),
         .executableTarget(name: "FuzzHealthAutoExport", dependencies: [

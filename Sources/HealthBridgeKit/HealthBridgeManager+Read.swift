@@ -1,3 +1,4 @@
+import HealthAPI
 import PairedAPIClient
 import Foundation
 import HealthModel

@@ -1,4 +1,5 @@
 import HTTPTypes
+import HealthAPI
 import PairedAPIClient
 import Foundation
 import HealthModel

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HealthAPI
 
 /// Certificate fingerprints: the SHA-256 of the certificate's DER encoding, written as 64 lowercase hex digits
 /// (`3f9a…`). Input is accepted in either common spelling — lowercase hex, or uppercase hex with colons

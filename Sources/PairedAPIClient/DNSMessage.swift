@@ -1,3 +1,4 @@
+import HealthAPI
 /// A DNS name as its labels (`["HealthBridge on mac", "_healthsync", "_tcp", "local"]`), compared without case.
 public struct DNSName: Sendable, Hashable, CustomStringConvertible {
     public var labels: [String]

@@ -1,4 +1,5 @@
 import Foundation
+import HealthAPI
 import HealthModel
 
 /// The paired export server, as the `healthbridge` client commands use it: pairing, status, types and data over

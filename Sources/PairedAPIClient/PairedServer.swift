@@ -1,4 +1,5 @@
 import Foundation
+import HealthAPI
 
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 import Foundation
+import HealthAPI
 import NIOCore
 import NIOHTTP1
 import NIOPosix

@@ -1,4 +1,5 @@
 import Foundation
+import HealthAPI
 
 /// Samples as CSV (RFC 4180), safe to open in a spreadsheet: a text cell that a spreadsheet would read as a formula
 /// (starting with `=`, `+`, `-`, `@`, a tab or a carriage return) is prefixed with `'`, so a source name such as

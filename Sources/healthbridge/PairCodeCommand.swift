@@ -1,4 +1,5 @@
 import ArgumentParser
+import HealthAPI
 import PairedAPIClient
 import PairedAPI
 import Foundation

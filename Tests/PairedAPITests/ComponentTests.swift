@@ -1,4 +1,5 @@
 import Crypto
+import HealthAPI
 import PairedAPIClient
 import Foundation
 import HealthModel

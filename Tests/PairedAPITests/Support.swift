@@ -1,5 +1,6 @@
 @testable import PairedAPIClient
 import Foundation
+import HealthAPI
 import HealthBridgeTesting
 import HealthModel
 import HealthService

@@ -1,5 +1,6 @@
 import Foundation
 import FuzzSupport
+import HealthAPI
 import PairedAPIClient
 import HTTPTypes
 import Hummingbird
