@@ -15,6 +15,7 @@ let package = Package(
         // The packages beside this one that depend on it by path, and nothing else: the fuzz targets (Fuzz/Package.swift)
         // and the benchmarks (Benchmarks/Package.swift). Not an API for apps: HealthBridgeKit is.
         .library(name: "HealthModel", targets: ["HealthModel"]),
+        .library(name: "HealthSupport", targets: ["HealthSupport"]),
         .library(name: "HealthAPI", targets: ["HealthAPI"]),
         .library(name: "HealthXML", targets: ["HealthXML"]),
         .library(name: "HealthStore", targets: ["HealthStore"]),
@@ -48,6 +49,9 @@ let package = Package(
     targets: [
         // Model: sample types, units, samples, sources, errors. Foundation only.
         .target(name: "HealthModel"),
+        // Foundation-only helpers every layer may use: private files (0600/0700), the data home, the loopback rule,
+        // constant-time compares, the bearer-token reading. No dependencies.
+        .target(name: "HealthSupport"),
         // The contract: every request and result type of the service's use cases, once, each with its JSON Schema.
         // MCP's output schemas, the OpenAPI document, the paired client and HealthBridgeKit all use these types.
         .target(name: "HealthAPI", dependencies: ["HealthModel"]),
@@ -57,7 +61,7 @@ let package = Package(
         .target(
             name: "HealthStore",
             dependencies: [
-                "HealthModel",
+                "HealthModel", "HealthSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -80,15 +84,40 @@ let package = Package(
         ),
         // Health Auto Export payloads (the iOS app's JSON): a pull reader without a document tree, the mapping to
         // HealthKit types, units and dates.
-        .target(name: "HealthAutoExport", dependencies: ["HealthModel", "HealthStore", "HealthXML"]),
-        // The service every interface calls: wire payloads (OpenClaw), summaries, demo data.
-        .target(name: "HealthService", dependencies: ["HealthModel", "HealthStore", "HealthEngine", "HealthAutoExport"]),
+        // Receivers' readers produce neutral ingest batches (HealthModel's IngestBatch) the service checks and commits.
+        .target(name: "HealthAutoExport", dependencies: ["HealthModel", "HealthXML"]),
+        // The access state under the service (`export.sqlite`): paired clients, pairing codes, sharing, ingest tokens,
+        // console keys and the audit log. The service owns it; adapters reach it through HealthService's methods.
+        .target(
+            name: "HealthAccess",
+            dependencies: [
+                "HealthModel", "HealthAPI", "HealthStore", "HealthSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The service every interface calls: every use case in neutral requests and results; adapters own their dialects.
+        .target(name: "HealthService", dependencies: ["HealthModel", "HealthAPI", "HealthAccess", "HealthStore", "HealthEngine", "HealthImport",
+                                                      .product(name: "Logging", package: "swift-log")]),
         .target(name: "HealthDemo", dependencies: ["HealthModel", "HealthStore"]),
+        // The HTTP edge shared by the paired API, the console and MCP over HTTP: HealthError renders itself with one
+        // status table; one-concern middlewares (request id, limits, rate limit); route lists read from the router.
+        .target(
+            name: "HealthHTTP",
+            dependencies: [
+                "HealthModel", "HealthSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The MCP server: tools over HealthService, a stdio transport without polling, streamable HTTP at /mcp.
         .target(
             name: "HealthMCP",
             dependencies: [
-                "HealthService", "HealthEngine", "HealthStore", "HealthModel",
+                "HealthService", "HealthEngine", "HealthStore", "HealthModel", "HealthSupport", "HealthHTTP",
                 .product(name: "MCP", package: "swift-sdk"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -99,7 +128,7 @@ let package = Package(
         .target(
             name: "PairedAPIClient",
             dependencies: [
-                "HealthModel", "HealthAPI",
+                "HealthModel", "HealthAPI", "HealthSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -112,7 +141,8 @@ let package = Package(
         .target(
             name: "PairedAPI",
             dependencies: [
-                "PairedAPIClient", "HealthAPI", "HealthService", "HealthEngine", "HealthStore", "HealthModel",
+                "PairedAPIClient", "HealthAPI", "HealthService", "HealthAccess", "HealthEngine", "HealthStore", "HealthModel",
+                "HealthSupport", "HealthHTTP", "HealthAutoExport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -134,7 +164,7 @@ let package = Package(
         .target(
             name: "GatewayNode",
             dependencies: [
-                "HealthService", "HealthStore", "HealthModel",
+                "HealthService", "HealthAPI", "HealthStore", "HealthModel", "HealthSupport",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -145,7 +175,8 @@ let package = Package(
         .target(
             name: "HealthConsole",
             dependencies: [
-                "HealthService", "HealthStore", "HealthModel", "HealthImport", "PairedAPI", "PairedAPIClient", "HealthAPI",
+                "HealthService", "HealthAccess", "HealthStore", "HealthModel", "HealthImport", "PairedAPI", "PairedAPIClient", "HealthAPI",
+                "HealthSupport", "HealthHTTP",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -156,8 +187,8 @@ let package = Package(
         .executableTarget(
             name: "healthbridge",
             dependencies: [
-                "HealthModel", "HealthStore", "HealthEngine", "HealthImport", "HealthService", "HealthDemo",
-                "HealthAutoExport",
+                "HealthModel", "HealthStore", "HealthEngine", "HealthImport", "HealthService", "HealthAccess", "HealthDemo",
+                "HealthAutoExport", "HealthSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 "HealthMCP",
@@ -175,7 +206,7 @@ let package = Package(
         .target(
             name: "HealthBridgeKit",
             dependencies: [
-                "HealthModel", "HealthAPI", "PairedAPIClient",
+                "HealthModel", "HealthAPI", "PairedAPIClient", "HealthSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -196,7 +227,7 @@ let package = Package(
         .target(
             name: "HealthBridgeTesting",
             dependencies: [
-                "HealthModel", "HealthStore", "HealthService", "HealthDemo", "GatewayNode",
+                "HealthModel", "HealthAPI", "HealthStore", "HealthService", "HealthDemo", "GatewayNode", "HealthSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -207,30 +238,36 @@ let package = Package(
         // `hb-test-gateway`: TestGateway on a loopback port, driven over a line-based JSON protocol on stdin/stdout.
         .executableTarget(
             name: "HBTestGateway",
-            dependencies: ["HealthBridgeTesting", "GatewayNode", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["HealthBridgeTesting", "GatewayNode", "HealthAPI", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "HealthModelTests", dependencies: ["HealthModel"]),
+        .testTarget(name: "HealthAccessTests", dependencies: ["HealthAccess", "HealthAPI", "HealthModel"]),
+        .testTarget(name: "HealthSupportTests", dependencies: ["HealthSupport"]),
+        .testTarget(name: "HealthHTTPTests", dependencies: ["HealthHTTP", "HealthModel",
+                                                            .product(name: "Hummingbird", package: "hummingbird"),
+                                                            .product(name: "HummingbirdTesting", package: "hummingbird"),
+                                                            .product(name: "HTTPTypes", package: "swift-http-types")]),
         // HealthBridgeKit against a real `healthbridge serve` process (the built binary): the example end to end, the
         // SIGKILL fault test, the seed's HealthKitSyncService ported.
         .testTarget(name: "HealthBridgeKitTests", dependencies: ["HealthBridgeKit", "PairedAPIClient", "HealthAPI", "HealthModel",
                                                                 .product(name: "GRDB", package: "GRDB.swift"),
                                                                 .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "HealthXMLTests", dependencies: ["HealthXML"]),
-        .testTarget(name: "HealthStoreTests", dependencies: ["HealthStore", "HealthModel",
+        .testTarget(name: "HealthStoreTests", dependencies: ["HealthStore", "HealthModel", "HealthSupport",
                                                             .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "HealthEngineTests", dependencies: ["HealthBridgeTesting", "HealthEngine", "HealthStore", "HealthModel", "HealthDemo"]),
         .testTarget(name: "HealthImportTests", dependencies: ["HealthImport", "HealthStore", "HealthModel", "HealthEngine",
                                                               .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .testTarget(name: "HealthAutoExportTests", dependencies: ["HealthAutoExport", "HealthService", "HealthStore",
-                                                                  "HealthModel", "HealthEngine"],
+                                                                  "HealthModel", "HealthEngine", "HealthAPI"],
                     exclude: ["Fixtures"]),
-        .testTarget(name: "HealthServiceTests", dependencies: ["HealthBridgeTesting", "HealthService", "HealthStore", "HealthModel", "HealthDemo"]),
-        .testTarget(name: "HealthMCPTests", dependencies: ["HealthBridgeTesting", "HealthMCP", "HealthService", "HealthStore", "HealthModel",
+        .testTarget(name: "HealthServiceTests", dependencies: ["HealthBridgeTesting", "HealthService", "HealthAPI", "HealthAccess", "HealthStore", "HealthModel", "HealthDemo"]),
+        .testTarget(name: "HealthMCPTests", dependencies: ["HealthBridgeTesting", "HealthMCP", "HealthAPI", "HealthService", "HealthStore", "HealthModel", "HealthSupport",
                                                            "HealthDemo", .product(name: "MCP", package: "swift-sdk"),
                                                            .product(name: "Hummingbird", package: "hummingbird"),
                                                            .product(name: "NIOCore", package: "swift-nio"),
                                                            .product(name: "NIOPosix", package: "swift-nio")]),
-        .testTarget(name: "PairedAPITests", dependencies: ["HealthBridgeTesting", "PairedAPI", "PairedAPIClient", "HealthAPI", "HealthService", "HealthStore",
+        .testTarget(name: "PairedAPITests", dependencies: ["HealthBridgeTesting", "PairedAPI", "PairedAPIClient", "HealthAPI", "HealthService", "HealthAccess", "HealthStore", "HealthSupport", "HealthHTTP",
                                                               "HealthModel", "HealthDemo",
                                                               .product(name: "Hummingbird", package: "hummingbird"),
                                                               .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -244,21 +281,21 @@ let package = Package(
                                                               .product(name: "SwiftASN1", package: "swift-asn1"),
                                                               .product(name: "HTTPTypes", package: "swift-http-types"),
                                                               .product(name: "Crypto", package: "swift-crypto")]),
-        .testTarget(name: "GatewayNodeTests", dependencies: ["HealthBridgeTesting", "GatewayNode", "HealthService", "HealthStore", "HealthModel",
+        .testTarget(name: "GatewayNodeTests", dependencies: ["HealthBridgeTesting", "GatewayNode", "HealthService", "HealthAutoExport", "HealthAPI", "HealthAccess", "HealthStore", "HealthModel", "HealthSupport",
                                                              "HealthDemo",
                                                              .product(name: "Hummingbird", package: "hummingbird"),
                                                              .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                                                              .product(name: "NIOCore", package: "swift-nio"),
                                                              .product(name: "Crypto", package: "swift-crypto"),
                                                              .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "HealthConsoleTests", dependencies: ["HealthBridgeTesting", "HealthConsole", "PairedAPI", "HealthAPI", "HealthService",
+        .testTarget(name: "HealthConsoleTests", dependencies: ["HealthBridgeTesting", "HealthConsole", "PairedAPI", "HealthAPI", "HealthService", "HealthAccess", "HealthSupport",
                                                                "HealthStore", "HealthModel", "HealthDemo",
                                                                .product(name: "Hummingbird", package: "hummingbird"),
                                                                .product(name: "NIOCore", package: "swift-nio"),
                                                                .product(name: "NIOPosix", package: "swift-nio")]),
         // The interfaces side by side: the built CLI, MCP, the HTTPS API and the node answer alike (parity), and the
         // CLI's output and exit codes.
-        .testTarget(name: "InterfaceTests", dependencies: ["HealthBridgeTesting", "HealthService", "HealthMCP", "PairedAPI", "PairedAPIClient", "HealthAPI",
+        .testTarget(name: "InterfaceTests", dependencies: ["HealthBridgeTesting", "HealthService", "HealthAccess", "HealthMCP", "PairedAPI", "PairedAPIClient", "HealthAPI",
                                                            "GatewayNode", "HealthStore", "HealthModel", "HealthDemo",
                                                            .product(name: "MCP", package: "swift-sdk"),
                                                            .product(name: "Logging", package: "swift-log")]),

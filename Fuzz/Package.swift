@@ -39,6 +39,7 @@ let package = Package(
             "FuzzSupport",
             .product(name: "PairedAPI", package: "HealthBridge"),
             .product(name: "HealthAPI", package: "HealthBridge"),
+            .product(name: "HealthSupport", package: "HealthBridge"),
             .product(name: "PairedAPIClient", package: "HealthBridge"),
         ]),
         .executableTarget(name: "FuzzHealthAutoExport", dependencies: [
@@ -48,6 +49,7 @@ let package = Package(
         .executableTarget(name: "FuzzIngestService", dependencies: [
             "FuzzSupport", .product(name: "HealthService", package: "HealthBridge"),
             .product(name: "HealthModel", package: "HealthBridge"),
+            .product(name: "HealthAutoExport", package: "HealthBridge"),
         ]),
         .executableTarget(name: "FuzzWriteService", dependencies: [
             "FuzzSupport", .product(name: "HealthService", package: "HealthBridge"),

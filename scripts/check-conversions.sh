@@ -11,7 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 
 targets=(Sources/HealthAutoExport Sources/HealthImport Sources/HealthXML Sources/PairedAPI Sources/HealthMCP
-         Sources/GatewayNode Sources/HealthService)
+         Sources/GatewayNode Sources/HealthService Sources/HealthAccess Sources/HealthHTTP Sources/HealthSupport)
 allowlist=scripts/conversions.allowlist
 # A call of an integer type's initializer whose first argument is not one of the non-trapping labels; comments aside.
 pattern='(?<![A-Za-z0-9_.])U?Int(64|32)?\((?!\s*(clamping|exactly|truncatingIfNeeded|bitPattern):)'

@@ -1,4 +1,5 @@
 import Foundation
+import HealthAPI
 import HealthModel
 
 /// The `connect` request's params, exactly the keys of the gateway's closed `ConnectParamsSchema`.

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HealthModel
 import HealthStore
+import HealthSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -95,7 +96,7 @@ public struct DeviceIdentity: Sendable, Hashable {
                 throw HealthError(.storeUnavailable, "\(url.path) is not a valid device identity; move it away to create a new one (the gateway will then see a new node to approve)")
             }
             // Keep the key private even if someone widened the mode.
-            try? fm.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
+            try? PrivateFile.tightenFile(url.path)
             return identity
         }
         let identity = generate()
@@ -103,7 +104,8 @@ public struct DeviceIdentity: Sendable, Hashable {
                         privateKey: Base64URL.encode(identity.privateKeyRaw), createdAtMs: identity.createdAtMs)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try PrivateFile.write(try encoder.encode(file), to: url)
+        let data = try encoder.encode(file)
+        try HealthError.mappingPrivateFile { try PrivateFile.write(data, to: url) }
         return identity
     }
 }
@@ -196,7 +198,8 @@ public struct DeviceAuthStore: Sendable {
                                    updatedAtMs: Int64(Date().timeIntervalSince1970 * 1000))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try PrivateFile.write(try encoder.encode(file), to: url)
+        let data = try encoder.encode(file)
+        try HealthError.mappingPrivateFile { try PrivateFile.write(data, to: url) }
     }
 
     public func clear(gateway: String) throws {
@@ -204,6 +207,7 @@ public struct DeviceAuthStore: Sendable {
         guard file.gateways.removeValue(forKey: Self.gatewayKey(gateway)) != nil else { return }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try PrivateFile.write(try encoder.encode(file), to: url)
+        let data = try encoder.encode(file)
+        try HealthError.mappingPrivateFile { try PrivateFile.write(data, to: url) }
     }
 }

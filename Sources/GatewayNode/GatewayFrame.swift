@@ -1,4 +1,5 @@
 import Foundation
+import HealthAPI
 import HealthService
 
 // The OpenClaw gateway's frames: one JSON object per WebSocket text frame.
@@ -6,91 +7,6 @@ import HealthService
 // The gateway's schemas are closed (`additionalProperties: false`): what this node sends carries only the keys the
 // schema allows, and absent optionals are omitted, never `null`. What it receives is decoded leniently (unknown keys
 // ignored), as upstream's clients do.
-
-/// Any JSON value: the `params` / `payload` / `details` the schemas type as `unknown`.
-public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
-    case null
-    case bool(Bool)
-    case int(Int64)
-    case double(Double)
-    case string(String)
-    case array([JSONValue])
-    case object([String: JSONValue])
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Int64.self) {
-            self = .int(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .double(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([JSONValue].self) {
-            self = .array(value)
-        } else {
-            self = .object(try container.decode([String: JSONValue].self))
-        }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .null: try container.encodeNil()
-        case .bool(let value): try container.encode(value)
-        case .int(let value): try container.encode(value)
-        case .double(let value): try container.encode(value)
-        case .string(let value): try container.encode(value)
-        case .array(let value): try container.encode(value)
-        case .object(let value): try container.encode(value)
-        }
-    }
-
-    /// Parses JSON text.
-    public init(json text: String) throws {
-        self = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
-    }
-
-    /// The value of `key` when this is an object.
-    public subscript(key: String) -> JSONValue? {
-        if case .object(let object) = self { return object[key] }
-        return nil
-    }
-
-    public var stringValue: String? { if case .string(let value) = self { value } else { nil } }
-    public var boolValue: Bool? { if case .bool(let value) = self { value } else { nil } }
-    public var objectValue: [String: JSONValue]? { if case .object(let value) = self { value } else { nil } }
-    public var arrayValue: [JSONValue]? { if case .array(let value) = self { value } else { nil } }
-    /// An integer, also from a JSON number written with a fraction of zero (`5.0`).
-    public var intValue: Int64? {
-        switch self {
-        case .int(let value): return value
-        case .double(let value) where value.rounded() == value && abs(value) < 9.0e15: return Int64(value)
-        default: return nil
-        }
-    }
-    public var isNull: Bool { if case .null = self { true } else { false } }
-
-    /// Decodes a typed value from this JSON value.
-    public func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        try JSONDecoder().decode(T.self, from: JSONEncoder().encode(self))
-    }
-
-    /// Encodes a value as a JSON value.
-    public static func encode<T: Encodable>(_ value: T) throws -> JSONValue {
-        try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(value))
-    }
-
-    /// Compact JSON text, keys sorted.
-    public var jsonText: String {
-        (try? GatewayWire.encode(self)) ?? "null"
-    }
-
-    public var description: String { jsonText }
-}
 
 /// `Error = {code, message, details?, retryable?, retryAfterMs?}`.
 public struct GatewayErrorShape: Codable, Sendable, Hashable, Error, CustomStringConvertible {

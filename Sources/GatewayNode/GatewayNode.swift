@@ -2,6 +2,7 @@ import Foundation
 import HealthModel
 import HealthService
 import HealthStore
+import HealthSupport
 import HummingbirdWSClient
 import Logging
 import ServiceLifecycle
@@ -160,7 +161,7 @@ public final class GatewayNode: Sendable {
         self.logger = logger
         self.identity = try DeviceIdentity.loadOrCreate(at: directory.appendingPathComponent(DeviceIdentity.fileName))
         self.authStore = DeviceAuthStore(url: directory.appendingPathComponent(DeviceAuthStore.fileName))
-        self.subscriptions = HealthSubscriptions(store: service.store, service: service.acting(as: .gateway()),
+        self.subscriptions = HealthSubscriptions(service: service.acting(as: .gateway()),
                                                  window: configuration.coalesceWindow, logger: logger)
         self.invokes = NodeInvokeHandler(service: service, subscriptions: subscriptions,
                                          maxConcurrent: configuration.maxConcurrentInvokes,

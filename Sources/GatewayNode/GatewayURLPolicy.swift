@@ -1,4 +1,5 @@
 import Foundation
+import HealthSupport
 
 /// Which gateway URLs the node may connect to. `wss://` anywhere; plain-text `ws://` only to this machine (localhost,
 /// 127.0.0.0/8, ::1), unless the person passes `--allow-insecure-gateway`: beyond loopback, `ws://` would send the
@@ -31,16 +32,8 @@ public enum GatewayURLPolicy {
               scheme == "ws" || scheme == "wss", let host = components.host, !host.isEmpty else {
             throw .malformed(url)
         }
-        guard scheme == "ws", !isLoopback(host) else { return false }
+        guard scheme == "ws", !Loopback.isLoopback(host) else { return false }
         guard allowInsecure else { throw .plainTextBeyondLoopback(host: host) }
         return true
-    }
-
-    /// `localhost`, a dotted quad in 127.0.0.0/8, or `::1` (with or without brackets).
-    public static func isLoopback(_ host: String) -> Bool {
-        let name = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
-        if name == "localhost" || name == "::1" || name == "0:0:0:0:0:0:0:1" { return true }
-        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
     }
 }

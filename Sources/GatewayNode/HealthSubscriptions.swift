@@ -13,10 +13,11 @@ public protocol HealthUpdateSink: AnyObject, Sendable {
 
 /// `health.subscribe` / `health.unsubscribe` and the `health.update` events, from the store's change feed.
 ///
-/// - The subscribed types and, per type, the last anchor the gateway acknowledged are kept in the store's settings
+/// - The subscribed types and, per type, the last anchor the gateway acknowledged are kept by the service
 ///   (``settingKey``), so subscriptions survive restarts and reconnects.
-/// - Commits are noticed through `changeNotifications()` — this process's and other processes' (an import while
-///   `serve` runs) — and coalesced: at most one event per type per ``window``. A flush reads `changes(since:)` from
+/// - Commits are noticed through the service's `changeNotifications()` — this process's and other processes' (an
+///   import while `serve` runs), only of types the principal may read — and coalesced: at most one event per type per
+///   ``window``. A flush reads the service's `readableChanges(since:types:limit:)` from
 ///   the acknowledged anchor, page by page, keeping only the newest five new samples of each type (history is never
 ///   re-queried), and sends one `health.update` `{type, latestSamples}` per type that has new samples.
 /// - The acknowledged anchor advances only after the gateway's `res ok`: what was not acknowledged before a
@@ -26,7 +27,7 @@ public actor HealthSubscriptions {
     /// The newest samples a `health.update` carries.
     public static let latestCount = 5
 
-    public let store: any HealthStore
+    /// Acting for the subscriber (the gateway): its grants decide which changes it sees.
     public let service: HealthService
     public let window: Duration
     let pageSize: Int
@@ -47,9 +48,8 @@ public actor HealthSubscriptions {
     public private(set) var eventsSent = 0
     public private(set) var flushes = 0
 
-    public init(store: any HealthStore, service: HealthService, window: Duration = .milliseconds(250),
+    public init(service: HealthService, window: Duration = .milliseconds(250),
                 pageSize: Int = 10_000, logger: Logger = Logger(label: "healthbridge.node")) {
-        self.store = store
         self.service = service
         self.window = window
         self.pageSize = max(1, pageSize)
@@ -61,11 +61,11 @@ public actor HealthSubscriptions {
         var types: [String: Int64]
     }
 
-    /// Loads the persisted subscriptions and starts listening to the store. Idempotent.
+    /// Loads the persisted subscriptions and starts listening to the service's change feed. Idempotent.
     public func start() async throws {
         guard !started else { return }
         started = true
-        if let text = try await store.setting(Self.settingKey), let data = text.data(using: .utf8),
+        if let text = try await service.subscriberState(Self.settingKey), let data = text.data(using: .utf8),
            let persisted = try? JSONDecoder().decode(Persisted.self, from: data) {
             for (name, anchor) in persisted.types {
                 guard let type = try? await service.sampleType(name, use: "health.subscribe") else {
@@ -79,7 +79,8 @@ public actor HealthSubscriptions {
                 logger.info("health subscriptions: \(anchors.keys.sorted().joined(separator: ", "))")
             }
         }
-        let stream = store.changeNotifications()
+        // Only commits of types this principal may read arrive (the service filters by its grants).
+        let stream = service.changeNotifications()
         listener = Task { [weak self] in
             for await note in stream {
                 guard let self else { return }
@@ -113,7 +114,7 @@ public actor HealthSubscriptions {
     /// keeps its anchor. New subscriptions start at the store's current anchor.
     public func subscribe(_ names: [String]) async throws {
         let resolved = try await resolve(names)
-        let current = try await store.currentAnchor()
+        let current = try await service.currentAnchor()
         var added: [String] = []
         for type in resolved where anchors[type.identifier] == nil {
             anchors[type.identifier] = current
@@ -150,7 +151,7 @@ public actor HealthSubscriptions {
 
     func persist() async throws {
         let data = try JSONEncoder.wire.encode(Persisted(types: anchors))
-        try await store.setSetting(Self.settingKey, String(decoding: data, as: UTF8.self))
+        try await service.setSubscriberState(Self.settingKey, String(decoding: data, as: UTF8.self))
         unpersisted = false
         lastPersist = .now
     }
@@ -216,7 +217,7 @@ public actor HealthSubscriptions {
             for (anchor, groupTypes) in groups.sorted(by: { $0.key < $1.key }) {
                 var from = anchor
                 while true {
-                    let page = try await store.changes(since: from, types: groupTypes, limit: pageSize)
+                    let page = try await service.readableChanges(since: from, types: groupTypes, limit: pageSize)
                     for sample in page.added where anchors[sample.type] != nil {
                         latest[sample.type, default: LatestSamples()].insert(sample)
                     }
@@ -235,19 +236,12 @@ public actor HealthSubscriptions {
             return .failed
         }
 
-        // Types the gateway may not read send nothing, as if nothing was recorded (HealthKit's rule).
-        let readable: TypeGrant
-        do {
-            readable = try await service.grants(for: service.principal).read
-        } catch {
-            logger.error("health.update: cannot read the gateway's grants: \(error)")
-            return .failed
-        }
         // Queue the events in one turn of this actor: an unsubscribe cannot slip in between the check and the send.
         guard self.sink === sink else { return .interrupted }
         var pending: [(String, ResponsePromise)] = []
         for type in latest.keys.sorted() {
-            guard anchors[type] != nil, let sampleType = types[type], readable.allows(type),
+            // Types the gateway may not read never reach here: the service's change feed leaves them out.
+            guard anchors[type] != nil, let sampleType = types[type],
                   let samples = latest[type]?.samples, !samples.isEmpty else { continue }
             do {
                 let payload = OpenClawHealthUpdatePayload(

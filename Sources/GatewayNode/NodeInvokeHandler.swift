@@ -1,4 +1,5 @@
 import Foundation
+import HealthAPI
 import HealthModel
 import HealthService
 import Synchronization
@@ -145,7 +146,8 @@ public final class NodeInvokeHandler: Sendable {
             let params = try Self.decode(OpenClawHealthWriteParams.self, object, command: command)
             let result = try await service.save(params.samples.map {
                 SampleInput(type: $0.type, value: $0.value, unit: $0.unit, category: $0.category, start: $0.startISO,
-                            end: $0.endISO, logId: $0.logId, syncId: $0.syncId, syncVersion: $0.syncVersion)
+                            end: $0.endISO, metadata: $0.metadata, logId: $0.logId, syncId: $0.syncId,
+                            syncVersion: $0.syncVersion)
             })
             return try Self.encode(result)
         case .delete where writesEnabled:
@@ -230,11 +232,30 @@ public final class NodeInvokeHandler: Sendable {
         String(decoding: try JSONEncoder.wire.encode(payload), as: UTF8.self)
     }
 
-    /// Maps any error to `{code, message}`.
+    /// A ``HealthError/Hint`` in the node's words: its command that does it (the node has none listing types or
+    /// workouts); what only the owner can do, the command they run on the server.
+    ///
+    /// ```swift
+    /// NodeInvokeHandler.hint(.sleepNights)   // "health.sleep lists the nights"
+    /// ```
+    public static func hint(_ hint: HealthError.Hint) -> String? {
+        switch hint {
+        case .listTypes, .listWorkouts: nil
+        case .listSources: "health.coverage lists a type's sources"
+        case .sleepNights: "health.sleep lists the nights"
+        case .ownerChangesGrants: "the owner runs `healthbridge grants` on the server"
+        case .ownerSharesTypes: "the owner shares types with `healthbridge sharing types --enable` or `healthbridge grants`"
+        case .ownerAllowsWrite(let principal, let type):
+            "the owner runs `healthbridge grants \(principal) --allow-write \(type)` on the server"
+        case .ownerResumesSharing: "the owner runs `healthbridge sharing resume` on the server"
+        }
+    }
+
+    /// Maps any error to `{code, message}`, the service's hint in the node's words.
     static func nodeError(_ error: any Error) -> NodeInvokeError {
         switch error {
         case let error as NodeInvokeError: return error
-        case let error as HealthError: return NodeInvokeError(code: error.code.rawValue, error.message)
+        case let error as HealthError: return NodeInvokeError(code: error.code.rawValue, error.rendered(hint).message)
         case is CancellationError: return .unavailable("cancelled")
         default: return .unavailable("\(error)")
         }

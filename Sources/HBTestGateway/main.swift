@@ -28,6 +28,7 @@
 
 import Foundation
 import GatewayNode
+import HealthAPI
 import HealthBridgeTesting
 import Logging
 import Synchronization

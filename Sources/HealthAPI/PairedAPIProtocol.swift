@@ -210,3 +210,92 @@ public struct APIErrorResponse: Codable, Sendable, Equatable {
         self.status = status; self.error = Detail(code: code, message: message); self.requestId = requestId
     }
 }
+
+// MARK: - Schemas
+
+extension PairRequest: SchemaDescribed {
+    public static let jsonSchema = JSONSchema([
+        "type": "object", "required": ["code", "clientName"],
+        "properties": [
+            "code": ["type": "string", "maxLength": 32],
+            "clientName": ["type": "string", "minLength": 1, "maxLength": 64],
+            "appId": ["type": "string", "minLength": 1, "maxLength": 128, "pattern": "^[A-Za-z0-9._-]+$",
+                      "description": "The app the code was issued for (HealthBridgeKit). A check, not a claim: the app id comes from the code (`healthbridge pair-code --app ID`); a code not issued for this app is refused with 403 HEALTH_NOT_AUTHORIZED."],
+        ],
+    ])
+}
+
+extension PairResponse: SchemaDescribed {
+    public static let jsonSchema = JSONSchema.object([
+        "token": .string("256 random bits, base64url."), "clientId": .string(), "deviceName": .string(),
+        "appId": .string("The app this client acts as (app:<appId>): the one its code was issued for. Absent for a device."),
+    ], required: ["token", "clientId"])
+}
+
+extension StatusResponse: SchemaDescribed {
+    public static let jsonSchema = JSONSchema.object([
+        "status": .string(oneOf: ["ok"]), "serverVersion": .string(), "apiVersion": .integer(), "deviceName": .string(),
+        "sharing": .string(oneOf: ["active", "paused"]), "enabledTypes": .array(.string()),
+        "lastExport": .string("The last time data was read by a paired client, if ever.", format: "date-time"),
+    ], required: ["status", "serverVersion", "apiVersion", "deviceName", "sharing", "enabledTypes"])
+}
+
+extension ExportTypeInfo: SchemaDescribed {
+    public static let jsonSchema = JSONSchema.object([
+        "type": .string(), "kind": .string(oneOf: ["quantity", "category"]), "displayName": .string(),
+        "unit": .string("The unit values are sent in (quantity types)."), "count": .integer(),
+        "first": .string(format: "date-time"), "last": .string(format: "date-time"),
+    ], required: ["type", "kind", "displayName", "count"])
+}
+
+extension TypesResponse: SchemaDescribed {
+    public static let jsonSchema = JSONSchema.object([
+        "status": .string(oneOf: ["ok", "locked"]), "types": .array(ExportTypeInfo.jsonSchema),
+        "error": APIErrorResponse.Detail.jsonSchema, "requestId": .string(),
+    ], required: ["status", "types"])
+}
+
+extension DataRequest: SchemaDescribed {
+    public static let jsonSchema = JSONSchema([
+        "type": "object", "required": ["types", "start", "end"],
+        "properties": [
+            "types": ["type": "array", "items": ["type": "string"], "maxItems": 32],
+            "start": ["type": "string", "format": "date-time"],
+            "end": ["type": "string", "format": "date-time"],
+            "limit": ["type": "integer", "minimum": 1, "maximum": 5000],
+            "cursor": ["type": "string"],
+        ],
+    ])
+}
+
+extension ExportSample: SchemaDescribed {
+    public static let jsonSchema = JSONSchema.object([
+        "type": .string(), "dateISO": .string(format: "date-time"), "endDateISO": .string(format: "date-time"),
+        "value": .number(), "unit": .string(), "category": .string(), "source": .string(),
+    ], required: ["type", "dateISO"])
+}
+
+extension DataResponse: SchemaDescribed {
+    public static let jsonSchema = JSONSchema.object([
+        "status": .string(oneOf: ["ok", "no_permission", "locked", "error"]),
+        "samples": .array(ExportSample.jsonSchema),
+        "nextCursor": .string("Present when more samples match: pass it back as cursor with the same types and range."),
+        "deniedTypes": .array(.string(), "With no_permission: the requested types that are not shared."),
+        "error": APIErrorResponse.Detail.jsonSchema, "requestId": .string(),
+    ], required: ["status", "samples"])
+}
+
+extension APIErrorResponse: SchemaDescribed {
+    public static let jsonSchema = JSONSchema.object([
+        "status": .string(oneOf: ["error", "no_permission", "locked"]),
+        "error": Detail.jsonSchema, "requestId": .string(), "deniedTypes": .array(.string()),
+    ], required: ["status", "error", "requestId"])
+}
+
+extension APIErrorResponse.Detail: SchemaDescribed {
+    public static let jsonSchema = JSONSchema.object([
+        "code": .string("The one error vocabulary of every HealthBridge interface.",
+                        oneOf: HealthError.Code.allCases.map(\.rawValue)),
+        "message": .string(),
+    ], required: ["code", "message"])
+}

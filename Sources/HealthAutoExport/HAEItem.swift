@@ -1,6 +1,5 @@
 import Foundation
 import HealthModel
-import HealthStore
 
 /// One object of a Health Auto Export payload, mapped to HealthKit: a quantity or category sample, or a blood
 /// pressure reading (a correlation of two samples). Values are in the type's canonical unit.

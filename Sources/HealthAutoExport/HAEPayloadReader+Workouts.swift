@@ -1,6 +1,5 @@
 import Foundation
 import HealthModel
-import HealthStore
 
 // Workouts of both versions of HAE's format. Version 1: name, start, end, measures as {qty, units} (activeEnergy,
 // distance…), heartRateData [{date, qty}], route [{lat, lon, altitude, timestamp}]. Version 2: id, duration,

@@ -1,6 +1,5 @@
 import Foundation
 import HealthModel
-import HealthStore
 
 /// Reads a Health Auto Export payload (`{"data": {"metrics": [...], "workouts": [...]}}`, as the app POSTs it and
 /// writes it to files) and hands each mapped item and workout to the caller, one metric at a time, without a
@@ -37,6 +36,27 @@ public struct HAEPayloadReader: Sendable {
         return text.contains("\"data\"") && (text.contains("\"metrics\"") || text.contains("\"workouts\""))
     }
 
+    /// Reads a payload (at most ``IngestBatch/maxBytes``) into a batch for the service's ingest: every item mapped
+    /// to its HealthKit type and unit and keyed with its sync identifier — type and bucket for aggregated totals
+    /// (attributed to the writer's totals), type, source and dates for single samples, the id (or type and dates)
+    /// for workouts. Malformed JSON is `HEALTH_INVALID_ARGUMENT`, a larger body `HEALTH_PAYLOAD_TOO_LARGE`.
+    ///
+    /// ```swift
+    /// let batch = try HAEPayloadReader(aggregation: HAEBucket(header: "hours")).batch(body)
+    /// let report = try await service.ingest(batch, info: IngestBatchInfo(aggregation: "hours"))
+    /// ```
+    public func batch(_ body: consuming [UInt8]) throws -> IngestBatch {
+        guard body.count <= IngestBatch.maxBytes else {
+            throw HealthError(.payloadTooLarge, "a Health Auto Export payload is at most \(IngestBatch.maxBytes / 1_048_576) MB")
+        }
+        var builder = IngestBatchBuilder(format: .healthAutoExport, reserving: body.count)
+        let summary = try read(body, item: { builder.append($0) }, workout: { builder.append($0) })
+        // The body is not needed any more: a caller that handed it over (`consume`) gets its memory back now.
+        _ = consume body
+        return builder.finish(summary)
+    }
+
+    /// Reads a payload and hands each mapped item and workout to the caller, as they are read.
     public func read(_ bytes: [UInt8], item: (HAEItem) throws -> Void,
                      workout: (HAEWorkout) throws -> Void) throws -> HAEReadSummary {
         var reader = JSONPullReader(bytes)

@@ -1,6 +1,5 @@
 import Foundation
 import HealthModel
-import HealthStore
 
 /// Reads what the Android app "Health Connect Webhook" (HC Webhook) POSTs — the most used open-source exporter of
 /// Google Health Connect with a push feature — and hands each record, mapped to HealthKit, to the caller one at a
@@ -100,6 +99,25 @@ public struct HealthConnectPayloadReader: Sendable {
         "avg", "min", "max", "systolic", "diastolic", "duration_seconds", "distance_meters",
     ])
 
+    /// Reads a payload (at most ``IngestBatch/maxBytes``) into a batch for the service's ingest: each record's
+    /// source is its Health Connect data origin, its sync identifier (`hc/TYPE/START/END[/STAGE]/SOURCE`) makes a
+    /// re-send store nothing new.
+    ///
+    /// ```swift
+    /// let report = try await service.ingest(try HealthConnectPayloadReader().batch(body))
+    /// report.format     // "health-connect"
+    /// ```
+    public func batch(_ body: consuming [UInt8]) throws -> IngestBatch {
+        guard body.count <= IngestBatch.maxBytes else {
+            throw HealthError(.payloadTooLarge, "a Health Connect payload is at most \(IngestBatch.maxBytes / 1_048_576) MB")
+        }
+        var builder = IngestBatchBuilder(format: .healthConnect, reserving: body.count)
+        let summary = try read(body, item: { builder.append($0) }, workout: { builder.append($0) })
+        _ = consume body
+        return builder.finish(summary)
+    }
+
+    /// Reads a payload and hands each mapped item and workout to the caller, as they are read.
     public func read(_ bytes: [UInt8], item: (HAEItem) throws -> Void,
                      workout: (HAEWorkout) throws -> Void) throws -> HAEReadSummary {
         var reader = JSONPullReader(bytes)

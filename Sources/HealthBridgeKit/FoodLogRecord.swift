@@ -1,4 +1,5 @@
 import Foundation
+import HealthAPI
 
 /// A logged meal, the diet app's `FoodLogRecord` fields that go to HealthBridge (seed §4): the id that finds the
 /// meal again (`deleteNutrition(logId:)`), when it was eaten, and its nutrients.
@@ -43,31 +44,10 @@ public struct FoodLogRecord: Codable, Sendable, Hashable, Identifiable {
         self.version = version
     }
 
-    /// The `POST /api/v1/log/food` body.
-    struct Body: Codable, Sendable {
-        var logId: String
-        var loggedAt: String
-        var name: String
-        var meal: String?
-        var calories: Double
-        var protein: Double
-        var carbs: Double
-        var fat: Double
-        var fiber: Double?
-        var sugar: Double?
-        var sodium: Double?
-        var cholesterol: Double?
-        var saturatedFat: Double?
-        var syncVersion: Int
-        enum CodingKeys: String, CodingKey {
-            case logId = "log_id", loggedAt = "logged_at", name, meal, calories, protein, carbs, fat, fiber, sugar, sodium
-            case cholesterol, saturatedFat = "saturated_fat", syncVersion = "sync_version"
-        }
-    }
-
-    var body: Body {
-        Body(logId: id, loggedAt: HealthBridgeDates.string(loggedAt), name: name ?? notes ?? "Logged meal", meal: mealType,
-             calories: calories, protein: protein, carbs: carbs, fat: fat, fiber: fiber, sugar: sugar, sodium: sodium,
-             cholesterol: cholesterol, saturatedFat: saturatedFat, syncVersion: version)
+    /// The `POST /api/v1/log/food` body: the contract's ``FoodLog``.
+    var body: FoodLog {
+        FoodLog(logId: id, loggedAt: HealthBridgeDates.string(loggedAt), name: name ?? notes ?? "Logged meal",
+                meal: mealType, calories: calories, protein: protein, carbs: carbs, fat: fat, fiber: fiber, sugar: sugar,
+                sodium: sodium, cholesterol: cholesterol, saturatedFat: saturatedFat, syncVersion: version)
     }
 }

@@ -23,7 +23,7 @@ extension HealthBridgeManager {
     /// Any `POST /api/v1/<path>` with a JSON body, decoded as `Result`.
     ///
     /// ```swift
-    /// let outcome = try await manager.post("log/water", body: ["value": 250], as: WriteOutcome.self)
+    /// let outcome = try await manager.post("log/water", body: ["value": 250], as: WriteResult.self)
     /// ```
     public func post<Body: Encodable & Sendable, Result: Decodable & Sendable>(
         _ path: String, body: Body, as type: Result.Type = Result.self) async throws(HealthBridgeError) -> Result {
@@ -70,8 +70,8 @@ extension HealthBridgeManager {
     /// ```swift
     /// let steps = try await manager.statistics(StatisticsQuery(type: .stepCount, start: "7d", interval: "day"))
     /// ```
-    public func statistics(_ query: StatisticsQuery) async throws(HealthBridgeError) -> StatisticsResult {
-        try await get("health/statistics", query: query.query, as: StatisticsResult.self)
+    public func statistics(_ query: StatisticsQuery) async throws(HealthBridgeError) -> SummaryResult {
+        try await get("health/statistics", query: query.query, as: SummaryResult.self)
     }
 
     /// What was added and deleted since `anchor` (HKAnchoredObjectQuery); `wait` long-polls up to that many
@@ -82,14 +82,14 @@ extension HealthBridgeManager {
     /// batch = try await manager.changes(types: [.bodyMass], anchor: batch.anchor, wait: 20)
     /// ```
     public func changes(types: Set<HealthDataType>, anchor: String? = nil, wait: Double = 0,
-                        limit: Int? = nil) async throws(HealthBridgeError) -> ChangeBatch {
+                        limit: Int? = nil) async throws(HealthBridgeError) -> ChangesResult {
         var query = [("types", types.map(\.rawValue).sorted().joined(separator: ","))]
         if let anchor { query.append(("anchor", anchor)) }
         if wait > 0 { query.append(("wait", String(wait))) }
         if let limit { query.append(("limit", String(limit))) }
         do {
             return try await call("GET", "health/changes", query: query,
-                                  timeout: timeout + .milliseconds(Int(wait * 1_000)), as: ChangeBatch.self)
+                                  timeout: timeout + .milliseconds(Int(wait * 1_000)), as: ChangesResult.self)
         } catch {
             throw HealthBridgeError.wrap(error, .query)
         }

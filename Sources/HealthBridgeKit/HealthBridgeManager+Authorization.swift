@@ -13,20 +13,15 @@ extension HealthBridgeManager {
     @discardableResult
     public func requestAuthorization(toShare write: Set<HealthDataType>, read: Set<HealthDataType>,
                                      reasons: [HealthDataType: String] = HealthBridgePermissions.reasons)
-        async throws(HealthBridgeError) -> AuthorizationRequestResult
+        async throws(HealthBridgeError) -> AccessRequestFiling
     {
-        struct Body: Encodable, Sendable {
-            var read: [String]
-            var write: [String]
-            var reasons: [String: String]
-        }
         let asked = write.union(read)
-        let body = Body(read: read.map(\.rawValue).sorted(), write: write.map(\.rawValue).sorted(),
+        let body = AccessRequestInput(read: read.map(\.rawValue).sorted(), write: write.map(\.rawValue).sorted(),
                         reasons: Dictionary(uniqueKeysWithValues: reasons.filter { asked.contains($0.key) }
                             .map { ($0.key.rawValue, $0.value) }))
         do {
             return try await call("POST", "access/requests", body: Array(try JSONEncoder.wire.encode(body)),
-                                  as: AuthorizationRequestResult.self)
+                                  as: AccessRequestFiling.self)
         } catch {
             throw HealthBridgeError.wrap(error, .query)
         }
@@ -38,7 +33,7 @@ extension HealthBridgeManager {
     /// try await manager.requestOnboardingAuthorization()
     /// ```
     @discardableResult
-    public func requestOnboardingAuthorization() async throws(HealthBridgeError) -> AuthorizationRequestResult {
+    public func requestOnboardingAuthorization() async throws(HealthBridgeError) -> AccessRequestFiling {
         try await requestAuthorization(toShare: HealthBridgePermissions.onboardingWriteTypes,
                                        read: HealthBridgePermissions.onboardingReadTypes)
     }
@@ -49,7 +44,7 @@ extension HealthBridgeManager {
     /// try await manager.requestFullAuthorization()
     /// ```
     @discardableResult
-    public func requestFullAuthorization() async throws(HealthBridgeError) -> AuthorizationRequestResult {
+    public func requestFullAuthorization() async throws(HealthBridgeError) -> AccessRequestFiling {
         try await requestAuthorization(toShare: HealthBridgePermissions.writeTypes, read: HealthBridgePermissions.readTypes)
     }
 
@@ -59,7 +54,7 @@ extension HealthBridgeManager {
     /// ```swift
     /// if try await manager.authorizationStatus(for: .dietaryEnergyConsumed) == .sharingAuthorized { … }
     /// ```
-    public func authorizationStatus(for type: HealthDataType) async throws(HealthBridgeError) -> HealthAuthorizationStatus {
+    public func authorizationStatus(for type: HealthDataType) async throws(HealthBridgeError) -> AuthorizationStatus {
         try await authorizationStatuses(for: [type])[type] ?? .notDetermined
     }
 
@@ -69,10 +64,10 @@ extension HealthBridgeManager {
     /// let statuses = try await manager.authorizationStatuses(for: HealthBridgePermissions.writeTypes)
     /// ```
     public func authorizationStatuses(for types: Set<HealthDataType>)
-        async throws(HealthBridgeError) -> [HealthDataType: HealthAuthorizationStatus]
+        async throws(HealthBridgeError) -> [HealthDataType: AuthorizationStatus]
     {
         let answer = try await get("access/status", query: [("types", types.map(\.rawValue).sorted().joined(separator: ","))],
-                                   as: AuthorizationStatusAnswer.self)
+                                   as: AuthorizationStatusResult.self)
         return Dictionary(uniqueKeysWithValues: answer.write.map { (HealthDataType($0.key), $0.value) })
     }
 }

@@ -7,7 +7,7 @@ extension HealthBridgeManager {
     /// delivery, and the anchored query that tells what changed.
     ///
     /// The stream long-polls the change feed from `anchor` (nil: from the beginning). Each element is a non-empty
-    /// batch; save its ``ChangeBatch/anchor`` and pass it back after a restart to resume where you were. A dropped
+    /// batch; save its ``ChangesResult/anchor`` and pass it back after a restart to resume where you were. A dropped
     /// connection, a server restart or paused sharing is retried with backoff from the last anchor, without
     /// losing or repeating a change; the stream ends with an error only when retrying cannot help (unpaired,
     /// revoked, another certificate).
@@ -19,8 +19,8 @@ extension HealthBridgeManager {
     /// }
     /// ```
     public func observe(_ types: Set<HealthDataType>, from anchor: String? = nil,
-                        wait: Double = 20) -> AsyncThrowingStream<ChangeBatch, any Error> {
-        let (stream, continuation) = AsyncThrowingStream<ChangeBatch, any Error>.makeStream()
+                        wait: Double = 20) -> AsyncThrowingStream<ChangesResult, any Error> {
+        let (stream, continuation) = AsyncThrowingStream<ChangesResult, any Error>.makeStream()
         let logger = self.logger
         let task = Task { [self] in
             var anchor = anchor

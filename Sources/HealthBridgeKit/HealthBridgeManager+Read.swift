@@ -13,7 +13,7 @@ extension HealthBridgeManager {
     /// if let (weight, date) = try await manager.fetchLatestWeight() { print("\(weight) kg on \(date)") }
     /// ```
     public func fetchLatestWeight() async throws(HealthBridgeError) -> (weight: Double, date: Date)? {
-        let latest = try await get("health/latest", query: [("type", HealthDataType.bodyMass.rawValue)], as: LatestSample.self)
+        let latest = try await get("health/latest", query: [("type", HealthDataType.bodyMass.rawValue)], as: LatestResult.self)
         guard latest.found, let value = latest.value, let start = latest.start, let date = HealthBridgeDates.parse(start) else {
             return nil
         }
@@ -72,7 +72,7 @@ extension HealthBridgeManager {
     /// ```
     public func fetchTodayWorkouts() async throws(HealthBridgeError) -> [WorkoutSummary] {
         let list = try await get("health/workouts", query: [("start", "today"), ("end", "now"), ("order", "desc")],
-                                 as: WorkoutList.self)
+                                 as: WorkoutsResult.self)
         return list.workouts.compactMap { record in
             guard let start = HealthBridgeDates.parse(record.start), let end = HealthBridgeDates.parse(record.end) else {
                 return nil

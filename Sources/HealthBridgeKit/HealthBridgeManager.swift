@@ -2,6 +2,7 @@ import HealthAPI
 import PairedAPIClient
 import Foundation
 import HealthModel
+import HealthSupport
 import Logging
 import Synchronization
 
@@ -139,7 +140,7 @@ public final class HealthBridgeManager: Sendable {
     static func loadCredentials(_ url: URL) throws -> PairedServer? {
         guard FileManager.default.fileExists(atPath: url.path) else { return nil }
         // Owner-only, whatever someone did to it.
-        try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
+        try? PrivateFile.tightenFile(url.path)
         return try JSONDecoder().decode(PairedServer.self, from: Data(contentsOf: url))
     }
 

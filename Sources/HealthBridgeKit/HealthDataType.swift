@@ -1,4 +1,5 @@
 import Foundation
+import HealthModel
 
 /// A HealthKit sample type by its identifier without the `HKQuantityTypeIdentifier` prefix (`bodyMass`,
 /// `dietaryEnergyConsumed`, `workout`), as the HealthBridge server names it. HealthKit's `HKQuantityType(.bodyMass)`
@@ -40,6 +41,32 @@ public struct HealthDataType: RawRepresentable, Hashable, Sendable, Codable, Com
     public static let dietaryWater: HealthDataType = "dietaryWater"
     /// The food correlation a meal's nutrients are linked by (written with every meal).
     public static let food: HealthDataType = "food"
+
+    /// The registry's type, for any spelling (`bodyMass`, `HKQuantityTypeIdentifierBodyMass`); nil when the
+    /// registry does not know it.
+    ///
+    /// ```swift
+    /// HealthDataType("HKQuantityTypeIdentifierBodyMass").sampleType?.identifier   // "bodyMass"
+    /// ```
+    public var sampleType: SampleType? { SampleTypeRegistry.registered(rawValue) }
+
+    /// The units this type is logged in, the default first (the registry's entry units); empty when the generic
+    /// quantity log does not take it.
+    ///
+    /// ```swift
+    /// HealthDataType.bodyMass.entryUnits.map(\.name)   // ["kg", "lb", "st", "g"]
+    /// ```
+    public var entryUnits: [EntryUnit] { sampleType?.entryUnits ?? [] }
+
+    /// The registry's type by its short identifier.
+    public init(_ type: SampleType) { self.rawValue = type.identifier }
+
+    /// Every type the registry knows, in registry order.
+    public static let all: [HealthDataType] = SampleTypeRegistry.all.map(HealthDataType.init)
+
+    /// Every type ``HealthBridgeManager/save(quantity:value:unit:date:metadata:syncId:syncVersion:)`` and
+    /// ``SyncEngine/log(quantity:value:unit:date:metadata:syncId:)`` take.
+    public static let writable: [HealthDataType] = SampleTypeRegistry.writableTypes.map(HealthDataType.init)
 }
 
 /// The diet app's permission sets (seed §2), HealthKit's `HealthKitPermissions` with HealthBridge type names.

@@ -28,34 +28,105 @@ public struct OutboxEntry: Sendable, Hashable, Identifiable {
 /// What an outbox entry does.
 ///
 /// ```swift
-/// try engine.enqueue(.water(milliliters: 250, date: Date()), syncId: "water-1", in: db)
+/// try engine.enqueue(.quantity(QuantityEntry(type: .dietaryWater, value: 250, unit: "mL", date: Date())),
+///                    syncId: "water-1", in: db)
 /// ```
 public enum OutboxOperation: Codable, Sendable, Hashable {
     /// A meal (its nutrients and the food correlation), idempotent by its log id and version.
     case food(FoodLogRecord)
-    /// Water drunk, mL.
-    case water(milliliters: Double, date: Date)
-    /// A weight, kg.
-    case weight(kilograms: Double, date: Date)
+    /// One measurement of any writable quantity type (water, a weight, a glucose reading…), in one of its entry units.
+    case quantity(QuantityEntry)
     /// Deleting a meal by its log id (after the meal's write, in outbox order).
     case deleteFood(logId: String)
+
+    /// Water drunk, mL: the diet app's shortcut for a `dietaryWater` quantity.
+    public static func water(milliliters: Double, date: Date) -> OutboxOperation {
+        .quantity(QuantityEntry(type: .dietaryWater, value: milliliters, unit: "mL", date: date))
+    }
+
+    /// A weight, kg: the diet app's shortcut for a `bodyMass` quantity.
+    public static func weight(kilograms: Double, date: Date) -> OutboxOperation {
+        .quantity(QuantityEntry(type: .bodyMass, value: kilograms, unit: "kg", date: date))
+    }
 
     var kind: String {
         switch self {
         case .food: "food"
-        case .water: "water"
-        case .weight: "weight"
+        case .quantity: "quantity"
         case .deleteFood: "deleteFood"
         }
     }
 
-    /// Water and weights go to the server in batches (one transaction each).
-    var sample: (type: HealthDataType, value: Double, unit: String, date: Date)? {
-        switch self {
-        case .water(let ml, let date): (.dietaryWater, ml, "mL", date)
-        case .weight(let kg, let date): (.bodyMass, kg, "kg", date)
-        case .food, .deleteFood: nil
+    /// Quantities go to the server in batches (one transaction each).
+    var sample: QuantityEntry? {
+        if case .quantity(let entry) = self { return entry }
+        return nil
+    }
+
+    // The stored form: `{"food":{"_0":…}}`, `{"quantity":{…}}`, `{"deleteFood":{"logId":…}}`. Rows written before the
+    // generic case, `{"water":{"milliliters":…,"date":…}}` and `{"weight":{"kilograms":…,"date":…}}`, still decode.
+    private enum CodingKeys: String, CodingKey { case food, quantity, deleteFood, water, weight }
+    private enum FoodKeys: String, CodingKey { case _0 }
+    private enum DeleteKeys: String, CodingKey { case logId }
+    private enum LegacyKeys: String, CodingKey { case milliliters, kilograms, date }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        if container.contains(.food) {
+            self = .food(try container.nestedContainer(keyedBy: FoodKeys.self, forKey: .food)
+                .decode(FoodLogRecord.self, forKey: ._0))
+        } else if container.contains(.quantity) {
+            self = .quantity(try container.decode(QuantityEntry.self, forKey: .quantity))
+        } else if container.contains(.deleteFood) {
+            self = .deleteFood(logId: try container.nestedContainer(keyedBy: DeleteKeys.self, forKey: .deleteFood)
+                .decode(String.self, forKey: .logId))
+        } else if container.contains(.water) {
+            let legacy = try container.nestedContainer(keyedBy: LegacyKeys.self, forKey: .water)
+            self = .water(milliliters: try legacy.decode(Double.self, forKey: .milliliters),
+                          date: try legacy.decode(Date.self, forKey: .date))
+        } else if container.contains(.weight) {
+            let legacy = try container.nestedContainer(keyedBy: LegacyKeys.self, forKey: .weight)
+            self = .weight(kilograms: try legacy.decode(Double.self, forKey: .kilograms),
+                           date: try legacy.decode(Date.self, forKey: .date))
+        } else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath,
+                                                    debugDescription: "not an outbox operation"))
         }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        switch self {
+        case .food(let meal):
+            var nested = container.nestedContainer(keyedBy: FoodKeys.self, forKey: .food)
+            try nested.encode(meal, forKey: ._0)
+        case .quantity(let entry):
+            try container.encode(entry, forKey: .quantity)
+        case .deleteFood(let logId):
+            var nested = container.nestedContainer(keyedBy: DeleteKeys.self, forKey: .deleteFood)
+            try nested.encode(logId, forKey: .logId)
+        }
+    }
+}
+
+/// One measurement waiting in the outbox: a writable type, a value in one of its entry units, when, and the
+/// metadata the type allows by name.
+///
+/// ```swift
+/// let reading = QuantityEntry(type: "heartRate", value: 62, unit: "bpm", date: Date())
+/// ```
+public struct QuantityEntry: Codable, Sendable, Hashable {
+    public var type: HealthDataType
+    public var value: Double
+    /// One of the type's entry units (``HealthDataType/entryUnits``).
+    public var unit: String
+    public var date: Date
+    /// Metadata the type allows, by name; nil when none.
+    public var metadata: [String: String]?
+
+    public init(type: HealthDataType, value: Double, unit: String, date: Date, metadata: [String: String]? = nil) {
+        self.type = type; self.value = value; self.unit = unit; self.date = date
+        self.metadata = metadata?.isEmpty == true ? nil : metadata
     }
 }
 
@@ -88,7 +159,7 @@ public struct RetryPolicy: Sendable, Hashable {
     public var baseDelay: Duration
     /// The longest delay.
     public var maxDelay: Duration
-    /// Water and weights per request.
+    /// Quantities per request.
     public var batchSize: Int
 
     public init(baseDelay: Duration = .seconds(1), maxDelay: Duration = .seconds(300), batchSize: Int = 100) {

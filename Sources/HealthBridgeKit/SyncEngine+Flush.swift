@@ -23,7 +23,7 @@ public struct FlushReport: Sendable, Hashable {
 
 extension SyncEngine {
     /// Sends the due entries in outbox order until none is due or the server cannot be reached (the rest then wait
-    /// for their backoff). Water and weights go in batches of ``RetryPolicy/batchSize``. Returns at once when
+    /// for their backoff). Quantities go in batches of ``RetryPolicy/batchSize``. Returns at once when
     /// another flush is running (that one picks up new entries).
     ///
     /// ```swift
@@ -103,14 +103,14 @@ extension SyncEngine {
         .compactMap(Self.entry)
     }
 
-    /// Sends water and weights in one request. Returns true when the flush should stop (the server is not
+    /// Sends quantities in one request. Returns true when the flush should stop (the server is not
     /// reachable).
     func sendSamples(_ entries: [OutboxEntry], _ report: inout FlushReport) async -> Bool {
         let writes = entries.compactMap { entry in
             entry.operation.sample.map { SampleWrite(type: $0.type, value: $0.value, unit: $0.unit, date: $0.date,
-                                                     syncId: entry.syncId) }
+                                                     syncId: entry.syncId, metadata: $0.metadata) }
         }
-        let outcome: WriteOutcome
+        let outcome: WriteResult
         do {
             outcome = try await manager.save(writes)
         } catch {
@@ -134,7 +134,7 @@ extension SyncEngine {
                 let outcome = try await manager.writeNutrition(from: meal)
                 stored = outcome.inserted + outcome.replaced == 0 ? 1 : 0
             case .deleteFood(let logId): try await manager.deleteNutrition(logId: logId)
-            case .water, .weight: return await sendSamples([entry], &report)
+            case .quantity: return await sendSamples([entry], &report)
             }
         } catch {
             return recordFailure(error, [entry], &report)

@@ -81,6 +81,20 @@ public final class SyncEngine: Sendable {
         try await submit(.food(meal), syncId: Self.foodSyncId(meal))
     }
 
+    /// Logs one measurement of any writable quantity type: queued durably, then sent at once (in a batch with the
+    /// quantities queued before it). `unit` defaults to the type's first entry unit, `syncId` to a fresh one.
+    ///
+    /// ```swift
+    /// try await engine.log(quantity: .bodyMass, value: 160, unit: "lb")
+    /// ```
+    @discardableResult
+    public func log(quantity type: HealthDataType, value: Double, unit: String? = nil, date: Date = Date(),
+                    metadata: [String: String]? = nil, syncId: String? = nil) async throws -> OutboxEntry {
+        let entry = QuantityEntry(type: type, value: value, unit: unit ?? type.entryUnits.first?.name ?? "",
+                                  date: HealthBridgeDates.wholeSecond(date), metadata: metadata)
+        return try await submit(.quantity(entry), syncId: syncId ?? "\(type.rawValue)-" + UUID().uuidString.lowercased())
+    }
+
     /// Logs water drunk (mL); `syncId` defaults to a fresh one.
     ///
     /// ```swift

@@ -1,4 +1,5 @@
 import Foundation
+import HealthSupport
 
 /// A data directory for one test: created 0700 under the system's temporary directory (as a real data home is), and
 /// removed by ``remove()`` or at the end of ``with(_:_:)``.
@@ -10,8 +11,7 @@ public struct TemporaryHome: Sendable {
     public init(_ prefix: String = "test") throws {
         url = FileManager.default.temporaryDirectory
             .appendingPathComponent("hb-\(prefix)-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
+        try PrivateFile.createDirectory(url)
     }
 
     public func appending(_ component: String) -> URL { url.appendingPathComponent(component) }

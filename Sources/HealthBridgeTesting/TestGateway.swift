@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HealthAPI
 import HealthModel
 import GatewayNode
 import Hummingbird

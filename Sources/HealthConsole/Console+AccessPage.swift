@@ -1,6 +1,7 @@
 import HTTPTypes
-import PairedAPI
 import Foundation
+import HealthAPI
+import HealthAccess
 import HealthModel
 import HealthService
 import Hummingbird
@@ -11,7 +12,7 @@ extension Console {
     func accessPage(_ session: ConsoleSession) async throws -> HTML {
         let requests = try await service.accessRequests().requests
         let grants = try await service.listGrants().principals
-        let clients = try state.clients()
+        let clients = try await service.pairedClients()
         let pending = requests.filter { $0.status == .pending }.map { request -> HTML in
             let reasons = (request.read + request.write).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
                 .map { type -> HTML in "<li><strong>\(type)</strong>: \(request.reasons[type] ?? "no reason given")</li>" }
@@ -61,7 +62,7 @@ extension Console {
     }
 
     /// ` (client NAME, ID)` when a paired client filed the request: each client of an app asks for itself.
-    static func filedBy(_ request: AccessRequest, _ clients: [ExportState.Client]) -> String {
+    static func filedBy(_ request: AccessRequest, _ clients: [AccessStore.Client]) -> String {
         guard let id = request.client else { return "" }
         let name = clients.first { $0.id == id }?.name
         return " (client \(name.map { "“\($0)”, " } ?? "")\(id))"
@@ -92,7 +93,7 @@ extension Console {
     /// `POST /access/revoke-device`: the paired device's token stops working at once.
     func revokeDevice(_ form: ConsoleForm) async throws -> Response {
         guard let id = form.value("id") else { throw HealthError(.invalidArgument, "name the device to revoke") }
-        guard let client = try state.revoke(id) else { throw HealthError(.notFound, "no paired device \(id)") }
+        guard let client = try await service.revokePairedClient(id) else { throw HealthError(.notFound, "no paired device \(id)") }
         logger.info("console: paired device revoked", metadata: ["client": "\(client.auditId)"])
         return redirect("/access")
     }

@@ -1,6 +1,6 @@
 import HTTPTypes
-import PairedAPI
 import Foundation
+import HealthAccess
 import HealthModel
 import HealthService
 import Hummingbird
@@ -12,7 +12,7 @@ extension Console {
     /// time, 50 to a page. Entries name clients by hash and hold no health value.
     func auditPage(_ session: ConsoleSession, request: Request) async throws -> HTML {
         let query = ConsoleForm(urlEncoded: request.uri.query ?? "")
-        let clients = try state.clients()
+        let clients = try await service.pairedClients()
         var filter = AuditQuery(limit: Self.auditPageSize)
         filter.client = query.value("client")
         filter.event = query.value("event").flatMap(AuditEvent.Kind.init(rawValue:))
@@ -24,7 +24,7 @@ extension Console {
             if since != nil { filter.since = range.start }
             if until != nil { filter.until = range.end }
         }
-        let events = try state.auditEvents(filter)
+        let events = try await service.auditEvents(filter)
         let names = Dictionary(clients.map { ($0.auditId, $0.name) }, uniquingKeysWith: { a, _ in a })
         // Each client with the principal it acts as (`app:ID` or `device:ID`).
         let principals = Dictionary(clients.map { ($0.auditId, $0.principal.id) }, uniquingKeysWith: { a, _ in a })

@@ -1,9 +1,11 @@
 import HTTPTypes
 import Crypto
-import PairedAPI
 import Foundation
+import HealthAccess
 import HealthModel
+import HealthHTTP
 import HealthService
+import HealthSupport
 import Hummingbird
 
 /// One signed-in owner: the session cookie's hash and the CSRF token its forms carry.
@@ -29,8 +31,8 @@ actor ConsoleSessions {
         if sessions.count >= Self.maxSessions, let oldest = sessions.min(by: { $0.value.expires < $1.value.expires }) {
             sessions.removeValue(forKey: oldest.key)
         }
-        let token = ExportState.newToken()
-        let session = ConsoleSession(id: Self.hash(token), csrf: ExportState.newToken(), expires: now.addingTimeInterval(lifetime))
+        let token = AccessStore.newToken()
+        let session = ConsoleSession(id: Self.hash(token), csrf: AccessStore.newToken(), expires: now.addingTimeInterval(lifetime))
         sessions[session.id] = session
         return (token, session)
     }
@@ -54,11 +56,7 @@ actor ConsoleSessions {
     /// Constant-time comparison of a presented secret with the expected one.
     static func matches(_ given: String?, _ expected: String) -> Bool {
         guard let given else { return false }
-        let a = Array(given.utf8), b = Array(expected.utf8)
-        guard a.count == b.count else { return false }
-        var difference: UInt8 = 0
-        for (x, y) in zip(a, b) { difference |= x ^ y }
-        return difference == 0
+        return ConstantTime.equals(given, expected)
     }
 }
 
@@ -67,14 +65,13 @@ extension Console {
     /// `Domain`: host-only, for the console's own address), then goes to the overview. A used, expired or unknown key
     /// is refused with how to get a fresh one.
     func login(_ request: Request) async -> Response {
-        if let refusal = hostRefusal(request) { return refusal }
         let key = ConsoleForm(urlEncoded: request.uri.query ?? "").value("key") ?? ""
         let redeemed: Bool
         do {
-            redeemed = try await state.redeemConsoleKey(key)
+            redeemed = try await service.redeemConsoleKey(key)
         } catch {
-            logger.error("console login: cannot read the export state", metadata: ["error": "\(error)"])
-            return failure(HealthError(.storeUnavailable, "the login could not be checked"), status: .internalServerError)
+            logger.error("console login: cannot read the access state", metadata: ["error": "\(error)"])
+            return failure(HealthError(.storeUnavailable, "the login could not be checked"))
         }
         guard redeemed else {
             logger.notice("console login refused: unknown, used or expired key")
@@ -89,14 +86,8 @@ extension Console {
 
     /// The session named by the request's cookie, if valid.
     func session(_ request: Request) async -> ConsoleSession? {
-        for field in request.headers[values: .cookie] {
-            for part in field.split(separator: ";") {
-                let pair = part.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
-                if pair.count == 2, pair[0] == ConsoleSessions.cookieName,
-                   let session = await sessions.find(token: String(pair[1])) {
-                    return session
-                }
-            }
+        for token in request.cookieValues(named: ConsoleSessions.cookieName) {
+            if let session = await sessions.find(token: token) { return session }
         }
         return nil
     }
@@ -109,17 +100,17 @@ extension Console {
 
     /// 403 unless `Host` names the console itself, on the console's port: its own loopback address, or on the shared
     /// 127.0.0.1 also `localhost` and `[::1]`. A page reached through another name (DNS rebinding), or a session cookie
-    /// carried to another loopback name, never answers.
-    func hostRefusal(_ request: Request) -> Response? {
-        guard let authority = request.head.authority,
-              Self.isOwnAuthority(authority, port: port, boundHost: configuration.host) else {
+    /// carried to another loopback name, never answers. The middleware of every console route, before anything else.
+    func hostCheck<Context: RequestContext>() -> HostCheckMiddleware<Context> {
+        HostCheckMiddleware(allows: { [self] authority in
+            Self.isOwnAuthority(authority, port: port, boundHost: configuration.host)
+        }, refusal: { [self] _ in
             logger.notice("console: request with a foreign Host refused")
             let names = Self.isSharedLoopback(configuration.host) ? "127.0.0.1, localhost or [::1]" : configuration.host
             return failure(HealthError(.notAuthorized,
                                        "Forbidden: the Host header must name this console (\(names) on port \(port)); open \(origin)/"),
                            status: .forbidden)
-        }
-        return nil
+        })
     }
 
     /// The names every local server shares: a console bound to one of them answers to all of them.

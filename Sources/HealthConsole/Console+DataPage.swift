@@ -1,5 +1,6 @@
 import HTTPTypes
 import Foundation
+import HealthAPI
 import HealthModel
 import HealthService
 import Hummingbird

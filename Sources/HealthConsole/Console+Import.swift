@@ -3,6 +3,7 @@ import Foundation
 import HealthImport
 import HealthModel
 import HealthService
+import HealthSupport
 import Hummingbird
 import Synchronization
 
@@ -110,7 +111,6 @@ extension Console {
     /// memory; refused with a clear message, and nothing kept, when it is too large or not a zip. The import then runs
     /// in the background; answers 202 `{"job": …}`.
     func upload(_ request: Request) async -> Response {
-        if let refusal = hostRefusal(request) { return refusal }
         if let refusal = originRefusal(request) { return refusal }
         guard let session = await session(request) else {
             return failure(HealthError(.unauthenticated, "sign in again: run `healthbridge console`"), status: .unauthorized, json: true)
@@ -135,10 +135,8 @@ extension Console {
             return failure(error, status: status, json: true)
         }
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-            let fd = open(file.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-            guard fd >= 0 else { return fail(HealthError(.storeUnavailable, "cannot write the upload in the data directory"), .internalServerError) }
+            try PrivateFile.createDirectory(directory)
+            guard let fd = try? PrivateFile.create(file.path, replacing: true) else { return fail(HealthError(.storeUnavailable, "cannot write the upload in the data directory"), .internalServerError) }
             var total = 0
             var head: [UInt8] = []
             var failed = false
@@ -176,12 +174,12 @@ extension Console {
             return fail(HealthError(.storeUnavailable, "cannot write the upload in the data directory"), .internalServerError)
         }
         logger.info("console: import started", metadata: ["job": "\(id)"])
-        let importer = ExportImporter(store: service.store, logger: logger)
+        let service = service
         let jobs = imports
         let log = logger
         Task {
             do {
-                let report = try await importer.run(file) { progress in
+                let report = try await service.importAppleHealthExport(file, logger: log) { progress in
                     jobs.update(id) { $0.fraction = progress.fraction; $0.records = progress.records }
                 }
                 jobs.update(id) { $0.state = .done; $0.fraction = 1; $0.report = report; $0.records = report.records }
@@ -198,7 +196,6 @@ extension Console {
 
     /// `GET /import/status?job=…`: the job's progress as JSON.
     func importStatus(_ request: Request) async -> Response {
-        if let refusal = hostRefusal(request) { return refusal }
         guard await session(request) != nil else {
             return failure(HealthError(.unauthenticated, "sign in again: run `healthbridge console`"), status: .unauthorized, json: true)
         }

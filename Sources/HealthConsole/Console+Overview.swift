@@ -1,6 +1,5 @@
 import HTTPTypes
 import HealthModel
-import PairedAPI
 import Foundation
 import HealthService
 
@@ -9,8 +8,8 @@ extension Console {
     func overviewPage(_ session: ConsoleSession) async throws -> HTML {
         let types = try await service.types()
         let last = try await service.imports().imports.first
-        let sharing = try await state.currentSharing()
-        let clients = try state.clients().filter { !$0.isRevoked }
+        let sharing = try await service.sharingStatus()
+        let clients = try await service.pairedClients().filter { !$0.isRevoked }
         let pending = try await service.accessRequests(status: .pending).requests.count
         var bytes = 0
         for suffix in ["", "-wal"] {

@@ -11,8 +11,8 @@ extension Console {
     /// Pairing: sharing on or stopped, the shared types, the certificate fingerprint clients pin, and on request a
     /// one-time pairing code with its QR code (the export server's encoder, as SVG) and expiry.
     func pairingPage(_ session: ConsoleSession, card: PairingPayload?) async throws -> HTML {
-        let sharing = try await state.currentSharing()
-        let shared = try await service.grants(for: .allDevices).read
+        let sharing = try await service.sharingStatus()
+        let shared = sharing.sharedTypes
         let identity = try ServerIdentity.loadOrCreate(home: home.directory).0
         let running = RuntimeInfo.load(home: home.directory)
         let switchForm: HTML = sharing.state == .active
@@ -28,8 +28,9 @@ extension Console {
         if let card {
             let qr = try QRCode.encode(Array(try card.json().utf8), level: .medium).svg(scale: 5)
             let svg = qr.range(of: "<svg").map { String(qr[$0.lowerBound...]) } ?? qr
+            var others = 0
+            if let app = card.appId { others = (try? await service.pairedClients(ofApp: app).count) ?? 0 }
             let forWhom: HTML = card.appId.map { app -> HTML in
-                let others = (try? PairingCard.activeClients(of: app, state: state).count) ?? 0
                 let note: HTML = others == 0 ? .empty
                     : " <strong id=\"pairing-app-note\">app:\(app) already has \(others) paired client(s): this code pairs another one.</strong>"
                 return "<p id=\"pairing-app\">Issued for the app <code>\(app)</code>: the client that redeems it acts as <code>app:\(app)</code>.\(note)</p>"
@@ -61,7 +62,7 @@ extension Console {
         guard let value = form.value("state"), let state = SharingState(rawValue: value) else {
             throw HealthError(.invalidArgument, "state must be active or paused")
         }
-        try self.state.setSharingState(state)
+        try await service.setSharing(state)
         logger.info("console: sharing \(state.rawValue)")
         return redirect("/pairing")
     }
@@ -76,9 +77,10 @@ extension Console {
         }
         let identity = try ServerIdentity.loadOrCreate(home: home.directory).0
         let running = RuntimeInfo.load(home: home.directory)
-        let card = try PairingCard.issue(state: state, identity: identity,
-                                         host: running?.host ?? RuntimeInfo.advertisedHost(bind: "0.0.0.0"),
-                                         port: running?.port ?? PairedAPIProtocol.defaultPort, lifetime: 300, appId: appId)
+        let card = try await PairingCard.issue(service: service, identity: identity,
+                                               host: running?.host ?? RuntimeInfo.advertisedHost(bind: "0.0.0.0"),
+                                               port: running?.port ?? PairedAPIProtocol.defaultPort, lifetime: 300,
+                                               appId: appId)
         return html(try await pairingPage(session, card: card))
     }
 }

@@ -1,27 +1,29 @@
 import HTTPTypes
+import HealthHTTP
 import HealthModel
-import PairedAPI
 import Foundation
 import HealthService
 import HealthStore
+import HealthSupport
 import Hummingbird
 import Logging
 import NIOCore
 import Synchronization
 
-/// The person's web console: server-rendered pages over ``HealthService`` and the export state, served on the
+/// The person's web console: server-rendered pages over ``HealthService`` (its access use cases too), served on the
 /// loopback HTTP listener at `/` (`serve` binds it to the install's own loopback address, ``ConsoleAddress``).
 ///
-/// A thin adapter: each page decodes the request, calls the service (or the export state for pairing, clients and the
-/// audit log) and renders. Every request must name the console itself in `Host` (DNS rebinding; on an address of its
+/// A thin adapter: each page decodes the request, calls the service (acting for the owner: pairing, clients, sharing
+/// and the audit log are its use cases too) and renders. Every request must name the console itself in `Host` (DNS rebinding; on an address of its
 /// own, no other name is the console, so its cookie is never honoured elsewhere); pages need the owner's
 /// session (a cookie set by a one-time login link, see ``ConsoleSessions``); every state-changing request also needs
 /// the session's CSRF token and an `Origin` of the console's own.
 ///
 /// ```swift
-/// let console = Console(service: service, state: state, home: home, configuration: .init(port: 8080), logger: logger)
+/// let service = try await HealthService.open(store: store, access: try AccessStore.open(home: home.directory))
+/// let console = Console(service: service, home: home, configuration: .init(port: 8080), logger: logger)
 /// console.addRoutes(to: router)
-/// print(try console.loginURL())
+/// print(try await console.loginURL())
 /// ```
 public final class Console: Sendable {
     /// What the console needs to know about where it runs.
@@ -47,8 +49,8 @@ public final class Console: Sendable {
         }
     }
 
+    /// Acting for the owner, with the data directory's access state.
     let service: HealthService
-    let state: ExportState
     let home: HealthBridgeHome
     let configuration: Configuration
     let logger: Logger
@@ -56,9 +58,8 @@ public final class Console: Sendable {
     let imports: ConsoleImports
     private let boundPort: Mutex<Int>
 
-    public init(service: HealthService, state: ExportState, home: HealthBridgeHome, configuration: Configuration, logger: Logger) {
+    public init(service: HealthService, home: HealthBridgeHome, configuration: Configuration, logger: Logger) {
         self.service = service
-        self.state = state
         self.home = home
         self.configuration = configuration
         self.logger = logger
@@ -74,15 +75,18 @@ public final class Console: Sendable {
     /// The console's own origin, e.g. `http://127.0.0.1:8080`.
     public var origin: String { "http://\(configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host):\(port)" }
 
-    /// A fresh one-time login link (valid for ``ExportState/consoleKeyLifetime``, once).
-    public func loginURL() throws -> String {
-        "\(origin)/login?key=\(try state.issueConsoleKey())"
+    /// A fresh one-time login link (valid for `AccessStore.consoleKeyLifetime`, once).
+    public func loginURL() async throws -> String {
+        "\(origin)/login?key=\(try await service.issueConsoleKey())"
     }
 
     /// The pages and actions, at `/` beside whatever else the router serves.
+    /// Every route sits behind the console's Host check (``hostCheck()``), on a group of its own: whatever else the
+    /// router serves keeps its own edge.
     public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
-        router.get("/login") { request, _ in await self.login(request) }
-        router.post("/logout") { request, _ in await self.action(request) { session, _ in
+        let routes = router.group().add(middleware: hostCheck())
+        routes.get("/login") { request, _ in await self.login(request) }
+        routes.post("/logout") { request, _ in await self.action(request) { session, _ in
             await self.sessions.end(session)
             var response = self.html(ConsolePage.layout(title: "Signed out", current: "", session: nil, body: """
                 <h1>Signed out</h1><p>Run <code>healthbridge console</code> for a new one-time link.</p>
@@ -90,25 +94,25 @@ public final class Console: Sendable {
             response.headers[.setCookie] = "\(ConsoleSessions.cookieName)=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0"
             return response
         } }
-        router.get("/") { request, _ in await self.page(request) { try await self.overviewPage($0) } }
-        router.get("/data") { request, _ in await self.page(request) { try await self.dataPage($0, request: request) } }
-        router.get("/sources") { request, _ in await self.page(request) { try await self.sourcesPage($0) } }
-        router.post("/sources/move") { request, _ in await self.action(request) { _, form in try await self.moveSource(form) } }
-        router.get("/access") { request, _ in await self.page(request) { try await self.accessPage($0) } }
-        router.post("/access/decide") { request, _ in await self.action(request) { _, form in try await self.decide(form) } }
-        router.post("/access/revoke-device") { request, _ in await self.action(request) { _, form in try await self.revokeDevice(form) } }
-        router.post("/access/revoke-grants") { request, _ in await self.action(request) { _, form in try await self.revokeGrants(form) } }
-        router.get("/pairing") { request, _ in await self.page(request) { try await self.pairingPage($0, card: nil) } }
-        router.post("/pairing/sharing") { request, _ in await self.action(request) { _, form in try await self.setSharing(form) } }
-        router.post("/pairing/code") { request, _ in await self.action(request) { session, form in try await self.issueCode(session, form: form) } }
-        router.get("/audit") { request, _ in await self.page(request) { try await self.auditPage($0, request: request) } }
-        router.get("/import") { request, _ in await self.page(request) { try await self.importPage($0, request: request) } }
-        router.post("/import/upload") { request, _ in await self.upload(request) }
-        router.get("/import/status") { request, _ in await self.importStatus(request) }
-        router.get("/static/console.css") { request, _ in self.asset(request, ConsoleAssets.css, type: "text/css; charset=utf-8") }
-        router.get("/static/icon.svg") { request, _ in self.asset(request, ConsoleAssets.icon, type: "image/svg+xml") }
-        router.get("/favicon.ico") { request, _ in self.asset(request, ConsoleAssets.icon, type: "image/svg+xml") }
-        router.get("/static/console.js") { request, _ in self.asset(request, ConsoleAssets.js, type: "text/javascript; charset=utf-8") }
+        routes.get("/") { request, _ in await self.page(request) { try await self.overviewPage($0) } }
+        routes.get("/data") { request, _ in await self.page(request) { try await self.dataPage($0, request: request) } }
+        routes.get("/sources") { request, _ in await self.page(request) { try await self.sourcesPage($0) } }
+        routes.post("/sources/move") { request, _ in await self.action(request) { _, form in try await self.moveSource(form) } }
+        routes.get("/access") { request, _ in await self.page(request) { try await self.accessPage($0) } }
+        routes.post("/access/decide") { request, _ in await self.action(request) { _, form in try await self.decide(form) } }
+        routes.post("/access/revoke-device") { request, _ in await self.action(request) { _, form in try await self.revokeDevice(form) } }
+        routes.post("/access/revoke-grants") { request, _ in await self.action(request) { _, form in try await self.revokeGrants(form) } }
+        routes.get("/pairing") { request, _ in await self.page(request) { try await self.pairingPage($0, card: nil) } }
+        routes.post("/pairing/sharing") { request, _ in await self.action(request) { _, form in try await self.setSharing(form) } }
+        routes.post("/pairing/code") { request, _ in await self.action(request) { session, form in try await self.issueCode(session, form: form) } }
+        routes.get("/audit") { request, _ in await self.page(request) { try await self.auditPage($0, request: request) } }
+        routes.get("/import") { request, _ in await self.page(request) { try await self.importPage($0, request: request) } }
+        routes.post("/import/upload") { request, _ in await self.upload(request) }
+        routes.get("/import/status") { request, _ in await self.importStatus(request) }
+        routes.get("/static/console.css") { request, _ in self.asset(request, ConsoleAssets.css, type: "text/css; charset=utf-8") }
+        routes.get("/static/icon.svg") { request, _ in self.asset(request, ConsoleAssets.icon, type: "image/svg+xml") }
+        routes.get("/favicon.ico") { request, _ in self.asset(request, ConsoleAssets.icon, type: "image/svg+xml") }
+        routes.get("/static/console.js") { request, _ in self.asset(request, ConsoleAssets.js, type: "text/javascript; charset=utf-8") }
     }
 
     // MARK: Responses
@@ -152,15 +156,16 @@ public final class Console: Sendable {
     }
 
     func asset(_ request: Request, _ text: String, type: String) -> Response {
-        if let refusal = hostRefusal(request) { return refusal }
         var headers = Self.baseHeaders(type)
         headers[.cacheControl] = "no-cache"
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }
 
     /// An error page (or JSON for the import endpoints) in the one vocabulary of ``HealthError``.
-    func failure(_ error: HealthError, status: HTTPResponse.Status, session: ConsoleSession? = nil,
+    /// The status is the one table's (``HealthError/Code/httpStatus``) unless the caller names another.
+    func failure(_ error: HealthError, status: HTTPResponse.Status? = nil, session: ConsoleSession? = nil,
                  json asJSON: Bool = false) -> Response {
+        let status = status ?? error.code.httpStatus
         if asJSON { return json(error.envelope, status: status) }
         let body: HTML = """
             <section class="error" role="alert"><h1>\(status.reasonPhrase)</h1><p>\(error.message)</p>
@@ -169,28 +174,14 @@ public final class Console: Sendable {
         return html(ConsolePage.layout(title: status.reasonPhrase, current: "", session: session, body: body), status: status)
     }
 
-    static func status(for error: HealthError) -> HTTPResponse.Status {
-        switch error.code {
-        case .notAuthorized: return .forbidden
-        case .unauthenticated: return .unauthorized
-        case .notFound: return .notFound
-        case .conflict: return .conflict
-        case .payloadTooLarge: return .contentTooLarge
-        case .rateLimited: return .tooManyRequests
-        case .internalError, .storeUnavailable: return .internalServerError
-        default: return .badRequest
-        }
-    }
-
     /// A GET page: Host checked, the session required, the page rendered; errors as an error page.
     func page(_ request: Request, _ render: @Sendable (ConsoleSession) async throws -> HTML) async -> Response {
         let started = ContinuousClock.now
-        if let refusal = hostRefusal(request) { return refusal }
         guard let session = await session(request) else { return loginRequired() }
         do {
             return html(try await render(session), started: started)
         } catch let error as HealthError {
-            return failure(error, status: Self.status(for: error), session: session)
+            return failure(error, session: session)
         } catch {
             logger.error("console page failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
             return failure(HealthError(.internalError, "the page could not be rendered"), status: .internalServerError,
@@ -202,7 +193,6 @@ public final class Console: Sendable {
     /// answers (usually a redirect back to the page).
     func action(_ request: Request,
                 _ handle: @Sendable (ConsoleSession, ConsoleForm) async throws -> Response) async -> Response {
-        if let refusal = hostRefusal(request) { return refusal }
         if let refusal = originRefusal(request) { return refusal }
         guard let session = await session(request) else { return loginRequired() }
         guard let buffer = try? await request.body.collect(upTo: 64 << 10) else {
@@ -216,7 +206,7 @@ public final class Console: Sendable {
         do {
             return try await handle(session, form)
         } catch let error as HealthError {
-            return failure(error, status: Self.status(for: error), session: session)
+            return failure(error, session: session)
         } catch {
             logger.error("console action failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
             return failure(HealthError(.internalError, "the change could not be made"), status: .internalServerError,

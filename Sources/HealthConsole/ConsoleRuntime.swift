@@ -3,6 +3,7 @@ import HealthAPI
 import PairedAPIClient
 import Foundation
 import HealthModel
+import HealthSupport
 
 /// Where the running console listens, written by `serve` (`<home>/console.json`, 0600) so that `healthbridge console`
 /// in another terminal can print a login link to it.
@@ -81,13 +82,13 @@ public struct ConsoleAddress: Sendable, Equatable {
         let file = home.appendingPathComponent(fileName)
         if let text = try? String(contentsOf: file, encoding: .utf8) {
             let address = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            if isLoopbackAddress(address) { return address }
+            if Loopback.isIPv4Loopback(address) { return address }
         }
         var generator = SystemRandomNumberGenerator()
         try PairedServerStore.writePrivate(Data((random(using: &generator) + "\n").utf8), to: file)
         // Two processes starting at once keep whichever write landed last.
         let kept = (try String(contentsOf: file, encoding: .utf8)).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard isLoopbackAddress(kept) else { throw CocoaError(.fileReadCorruptFile, userInfo: [NSFilePathErrorKey: file.path]) }
+        guard Loopback.isIPv4Loopback(kept) else { throw CocoaError(.fileReadCorruptFile, userInfo: [NSFilePathErrorKey: file.path]) }
         return kept
     }
 
@@ -95,12 +96,6 @@ public struct ConsoleAddress: Sendable, Equatable {
     /// 127.0.1.1 live), never a network or broadcast-looking last byte.
     public static func random(using generator: inout some RandomNumberGenerator) -> String {
         "127.\(Int.random(in: 1...254, using: &generator)).\(Int.random(in: 0...255, using: &generator)).\(Int.random(in: 1...254, using: &generator))"
-    }
-
-    /// True for a dotted quad in 127.0.0.0/8.
-    public static func isLoopbackAddress(_ text: String) -> Bool {
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { $0.count <= 3 && UInt8($0) != nil }
     }
 
     /// True when a TCP socket can be bound to `address` (any port) on this machine.

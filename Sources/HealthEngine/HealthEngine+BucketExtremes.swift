@@ -15,7 +15,7 @@ extension HealthEngine {
     ///
     /// ```swift
     /// // an hour stored as 71.5 count/min with HealthBridgeMinimum 58 and HealthBridgeMaximum 112
-    /// let day = try await engine.statistics(StatisticsRequest(type: "heartRate", start: day, end: next, …))
+    /// let day = try await engine.statistics(StatisticsRequest(type: heartRate, start: day, end: next, …))
     /// day.buckets[0].min   // 58, not 71.5
     /// day.buckets[0].max   // 112
     /// ```

@@ -34,9 +34,6 @@ extension HealthEngine {
     /// nights.last?.asleepMinutes   // e.g. 431
     /// ```
     public func sleepNights(from start: Date, to end: Date, timeZone: TimeZone) async throws -> [SleepNight] {
-        guard end >= start else {
-            throw HealthError(.invalidRange, "the range ends (\(ISO8601.string(end))) before it starts (\(ISO8601.string(start)))")
-        }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
         // Windows: 18:00 before the first day to 18:00 of the last day.
@@ -46,7 +43,7 @@ extension HealthEngine {
         let lastDay = calendar.startOfDay(for: end)
         let windowEnd = calendar.date(bySettingHour: 18, minute: 0, second: 0, of: lastDay) ?? end
         let result = try await statistics(StatisticsRequest(
-            type: "sleepAnalysis", start: windowStart, end: max(windowEnd, windowStart.addingTimeInterval(86_400)),
+            type: try SampleTypeRegistry.resolve("sleepAnalysis"), start: windowStart, end: max(windowEnd, windowStart.addingTimeInterval(86_400)),
             interval: StatisticsInterval(1, .day), anchor: anchor, timeZone: timeZone, options: [.duration]))
         return result.buckets.compactMap { bucket -> SleepNight? in
             guard let durations = bucket.durations, bucket.count > 0 else { return nil }

@@ -7,7 +7,7 @@ import HealthStore
 /// ```swift
 /// let engine = HealthEngine(store: store)
 /// let days = try await engine.statistics(StatisticsRequest(
-///     type: "stepCount", start: weekAgo, end: now, interval: StatisticsInterval(1, .day), timeZone: zone))
+///     type: try SampleTypeRegistry.resolve("stepCount"), start: weekAgo, end: now, interval: StatisticsInterval(1, .day), timeZone: zone))
 /// for day in days.buckets { print(day.start, day.sum ?? 0) }   // merged iPhone + Watch steps
 /// ```
 public struct HealthEngine: Sendable {
@@ -32,18 +32,10 @@ public struct HealthEngine: Sendable {
 
     // MARK: Samples
 
-    /// Samples of a type, validated and with quantities converted to `unit` when given.
+    /// Samples of a type, with quantities converted to `unit` when given. The query is trusted: its type is a
+    /// resolved identifier, its range in order and its limit positive (the service checks each request once).
     public func samples(_ query: SampleQuery, unit: String? = nil) async throws -> SamplePage {
-        let type = try await resolveType(query.type)
-        if let start = query.start, let end = query.end, end < start {
-            throw HealthError(.invalidRange, "the range ends (\(ISO8601.string(end))) before it starts (\(ISO8601.string(start)))")
-        }
-        if let limit = query.limit, limit < 0 {
-            throw HealthError(.invalidArgument, "limit must be 0 or more, got \(limit)")
-        }
-        var resolved = query
-        resolved.type = type.identifier
-        var page = try await store.samples(resolved)
+        var page = try await store.samples(query)
         if let unit {
             let target = try HealthUnit.parse(unit)
             for index in page.samples.indices {
@@ -71,36 +63,12 @@ public struct HealthEngine: Sendable {
         }
     }
 
-    static func validate(_ options: Set<StatisticsOption>, for type: SampleType) throws(HealthError) {
-        let discrete: Set<StatisticsOption> = [.average, .min, .max, .mostRecent]
-        switch type.kind {
-        case .quantity:
-            if options.contains(.duration) {
-                throw HealthError(.noSummary, "\(type.identifier) is a quantity type: duration applies to category types such as sleepAnalysis")
-            }
-            if type.aggregation == .cumulative, let bad = options.first(where: { discrete.contains($0) && $0 != .mostRecent }) {
-                throw HealthError(.noSummary, "\(type.identifier) is cumulative: it supports sum (and mostRecent), not \(bad.rawValue)")
-            }
-            if type.aggregation == .discrete, options.contains(.sum) {
-                throw HealthError(.noSummary, "\(type.identifier) is discrete: it supports average, min, max and mostRecent, not sum")
-            }
-        case .category:
-            if let bad = options.first(where: { $0 != .duration }) {
-                throw HealthError(.noSummary, "\(type.identifier) is a category type: it supports duration, not \(bad.rawValue)")
-            }
-        case .correlation, .workout:
-            throw HealthError(.noSummary, "\(type.identifier) has no statistics; query its samples instead")
-        }
-    }
-
-    /// Statistics over one range, or a collection of buckets when `interval` is set.
+    /// Statistics over one range, or a collection of buckets when `interval` is set. The request is trusted (see
+    /// ``StatisticsRequest``): the service has resolved its type, ordered its range and checked its statistics,
+    /// unit and sources against the type.
     public func statistics(_ request: StatisticsRequest) async throws -> StatisticsResult {
-        let type = try await resolveType(request.type)
-        guard request.end >= request.start else {
-            throw HealthError(.invalidRange, "the range ends (\(ISO8601.string(request.end))) before it starts (\(ISO8601.string(request.start)))")
-        }
+        let type = request.type
         let options = request.options.isEmpty ? Self.defaultOptions(for: type) : request.options
-        try Self.validate(options, for: type)
 
         // Unit: the requested one, else the canonical one, else what the samples were recorded in.
         var unit: String? = nil
@@ -109,9 +77,6 @@ public struct HealthEngine: Sendable {
                 unit = try HealthUnit.parse(requested).description
             } else {
                 unit = try await store.typeSummaries().first { $0.type == type.identifier }?.units.first
-            }
-            if let requested = request.unit, let canonical = type.canonicalUnit {
-                _ = try HealthUnit.parse(canonical).converter(to: HealthUnit.parse(requested))
             }
         }
 
@@ -136,16 +101,14 @@ public struct HealthEngine: Sendable {
         var sourceIDs: [Int64]? = nil
         if let wanted = request.sources {
             let lowered = Set(wanted.map { $0.lowercased() })
+            // Names the service checked against the type's sources; none found scans none.
             sourceIDs = ordered.filter { lowered.contains($0.source.name.lowercased()) || lowered.contains($0.source.key.lowercased()) }
                 .map(\.id)
-            if sourceIDs?.isEmpty ?? true {
-                throw HealthError(.invalidArgument, "no source named \(wanted.joined(separator: ", ")) has \(type.identifier) samples; known: \(names.joined(separator: ", "))")
-            }
         }
         let scan = ScanRequest(type: type.identifier, start: request.start, end: request.end,
                                unit: type.kind == .quantity ? unit : nil, sourceIDs: sourceIDs)
         let merged = !request.separateBySource && (type.kind == .category || type.isCumulative)
-        let isSleep = type.identifier == "sleepAnalysis"
+        let isSleep = type.categoryHandling == .sleepStages
         let series: Series
         if type.kind == .category {
             series = try await collect(scan, ordered: ordered, rankOf: rankOf, separate: request.separateBySource) {

@@ -1,4 +1,5 @@
 import Foundation
+import HealthModel
 import HealthStore
 
 /// What a workout route amounts to: distance along the track, elevation gain, extremes, bounds and pace, computed in
@@ -9,7 +10,7 @@ import HealthStore
 /// and covers more than 10 m.
 ///
 /// ```swift
-/// let columns = try await store.routeColumns(route.uuid, offset: 0, limit: .max)
+/// let columns = try await BulkWriter(store).routeColumns(route.uuid, offset: 0, limit: .max)   // any HealthStore
 /// let summary = RouteSummary(columns)
 /// print(summary.distanceMeters, summary.elevationGainMeters ?? 0)
 /// ```

@@ -60,15 +60,17 @@ public struct StatisticsInterval: Sendable, Hashable, Codable, CustomStringConve
     }
 }
 
-/// What to compute: one type over a range, optionally in buckets.
+/// What to compute: one type over a range, optionally in buckets. A validated request: the engine trusts it. Its
+/// type is resolved, `end` is not before `start`, `options` are ones the type supports (empty: its defaults), `unit`
+/// is compatible with the type's and `sources` name sources of the type; `HealthService` checks each of these once.
 ///
 /// ```swift
-/// let request = StatisticsRequest(type: "stepCount", start: monthAgo, end: now,
+/// let request = StatisticsRequest(type: try SampleTypeRegistry.resolve("stepCount"), start: monthAgo, end: now,
 ///                                 interval: StatisticsInterval(1, .day), timeZone: TimeZone(identifier: "Europe/Paris")!)
 /// let result = try await engine.statistics(request)
 /// ```
 public struct StatisticsRequest: Sendable, Hashable {
-    public var type: String
+    public var type: SampleType
     public var start: Date
     public var end: Date
     /// nil: one statistic over the whole range.
@@ -92,7 +94,7 @@ public struct StatisticsRequest: Sendable, Hashable {
     /// computed during the merge.
     public var contributions: Bool
 
-    public init(type: String, start: Date, end: Date, interval: StatisticsInterval? = nil, anchor: Date? = nil,
+    public init(type: SampleType, start: Date, end: Date, interval: StatisticsInterval? = nil, anchor: Date? = nil,
                 timeZone: TimeZone = .current, options: Set<StatisticsOption> = [], separateBySource: Bool = false,
                 includeEmpty: Bool = false, unit: String? = nil, sources: [String]? = nil, contributions: Bool = false) {
         self.type = type; self.start = start; self.end = end; self.interval = interval; self.anchor = anchor

@@ -167,13 +167,15 @@ public struct ExportImporter: Sendable {
         }
         defer { ticker?.cancel() }
 
-        // The store checkpoints its WAL on another thread while the batches arrive: the saver is the import's
-        // critical path and does not wait for fsyncs.
-        await store.beginBulkWrites()
+        // Through the store's bulk path when it has one (``BulkImportStore``): SQLite binds the packed rows and
+        // checkpoints its WAL on another thread while the batches arrive, so the saver — the import's critical path
+        // — does not wait for fsyncs. Another store gets the same writes through its plain API.
+        let writer = BulkWriter(store)
+        await writer.beginBulkWrites()
         do {
             for await batch in batches {
                 if !batch.samples.isEmpty {
-                    let samples = try await store.save(batch.samples)
+                    let samples = try await writer.save(batch.samples)
                     report.samplesInserted += samples.inserted
                     report.samplesReplaced += samples.replaced
                     report.samplesAlreadyStored += samples.ignored
@@ -185,16 +187,16 @@ public struct ExportImporter: Sendable {
                     // All of a batch's routes in one transaction (a heavy runner has thousands): one commit, not one
                     // per route. A route listed twice keeps its last points, as saving them in turn would.
                     let routes = Dictionary(batch.routes, uniquingKeysWith: { _, last in last })
-                    try await store.commit(StoreTransaction(routes: routes))
+                    try await writer.commit(BulkTransaction(routes: routes))
                 }
                 slots.signal()
             }
         } catch {
-            await store.endBulkWrites()
+            await writer.endBulkWrites()
             await stopParser()
             throw error
         }
-        await store.endBulkWrites()
+        await writer.endBulkWrites()
         // A cancelled task ends the batch stream early (batches may have been dropped): never record it as finished.
         try Task.checkCancellation()
         guard let result = state.outcome.withLock({ $0 }) else {

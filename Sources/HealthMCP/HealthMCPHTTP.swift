@@ -1,5 +1,8 @@
 import Foundation
+import HealthHTTP
+import HealthModel
 import HealthStore
+import HealthSupport
 import Hummingbird
 import HummingbirdCore
 import Logging
@@ -53,16 +56,6 @@ public enum HealthMCPHTTP {
         -> HealthMCPSessions {
         let sessions = HealthMCPSessions(toolbox: toolbox, options: options, logger: logger)
         let handler: @Sendable (Request, Context) async throws -> Response = { request, _ in
-            if options.loopbackOnly, !hostIsLoopback(request) {
-                return Response(status: .init(code: 403), headers: headers(["Content-Type": "application/json"]),
-                                body: body(jsonRPCError(-32000, "Forbidden: the Host header must name a loopback address")))
-            }
-            if let token = options.bearerToken, !authorized(request, token: token) {
-                return Response(status: .init(code: 401),
-                                headers: headers(["Content-Type": "application/json",
-                                                  "WWW-Authenticate": "Bearer realm=\"healthbridge\""]),
-                                body: body(jsonRPCError(-32001, "Unauthorized: send Authorization: Bearer <token>")))
-            }
             let data: Data
             if request.method == .post {
                 guard let buffer = try? await request.body.collect(upTo: options.maxRequestBytes) else {
@@ -94,10 +87,25 @@ public enum HealthMCPHTTP {
                                 body: body(answer.bodyData ?? Data()))
             }
         }
+        // The edge, on this endpoint's group only: on loopback the Host check (403, before anything else), then the
+        // bearer token when one is configured (401); both answer in JSON-RPC's shape.
+        let endpoint = router.group()
+        if options.loopbackOnly {
+            endpoint.add(middleware: HostCheckMiddleware<Context>.loopback { _ in
+                Response(status: .init(code: 403), headers: headers(["Content-Type": "application/json"]),
+                         body: body(jsonRPCError(-32000, "Forbidden: the Host header must name a loopback address")))
+            })
+        }
+        if let token = options.bearerToken {
+            endpoint.add(middleware: StaticBearerMiddleware<Context>(token: token) {
+                Response(status: .init(code: 401), headers: headers(["Content-Type": "application/json"]),
+                         body: body(jsonRPCError(-32001, "Unauthorized: send Authorization: Bearer <token>")))
+            })
+        }
         let path = RouterPath(options.path)
-        router.post(path, use: handler)
-        router.get(path, use: handler)
-        router.delete(path, use: handler)
+        endpoint.post(path, use: handler)
+        endpoint.get(path, use: handler)
+        endpoint.delete(path, use: handler)
         return sessions
     }
 
@@ -118,69 +126,27 @@ public enum HealthMCPHTTP {
         return (try? JSONSerialization.data(withJSONObject: object)) ?? Data()
     }
 
-    /// `Authorization: Bearer <token>`, compared in constant time.
-    static func authorized(_ request: Request, token: String) -> Bool {
-        guard let header = request.headers[.authorization] else { return false }
-        let prefix = "bearer "
-        guard header.count > prefix.count, header.lowercased().hasPrefix(prefix) else { return false }
-        let given = Array(header.dropFirst(prefix.count).trimmingCharacters(in: .whitespaces).utf8)
-        let expected = Array(token.utf8)
-        guard given.count == expected.count else { return false }
-        var difference: UInt8 = 0
-        for (a, b) in zip(given, expected) { difference |= a ^ b }
-        return difference == 0
-    }
-
     /// The HTTP/1.1 server for the MCP endpoint: connections idle for `idleTimeout` (no request under way) are closed.
     public static func httpServer(idleTimeout: Duration = .seconds(60)) -> HTTPServerBuilder {
         .http1(configuration: .init(idleTimeout: TimeAmount(idleTimeout)))
     }
 
-    /// True when the request's host (the HTTP/1.1 `Host` header, which Hummingbird keeps as the request head's
-    /// authority) is present and names a loopback address.
-    static func hostIsLoopback(_ request: Request) -> Bool {
-        guard let authority = request.head.authority else { return false }
-        return isLoopback(hostName(fromAuthority: authority))
-    }
-
-    /// `127.0.0.1` from `127.0.0.1:8080`, `::1` from `[::1]:8080`, `localhost` from `localhost`.
-    static func hostName(fromAuthority authority: String) -> String {
-        let text = authority.trimmingCharacters(in: .whitespaces)
-        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
-            return String(text[text.index(after: text.startIndex)..<close])
-        }
-        if let colon = text.lastIndex(of: ":"), text.firstIndex(of: ":") == colon {
-            return String(text[..<colon])
-        }
-        return text
-    }
-
-    // MARK: Bind addresses and tokens
-
-    /// True for addresses only this machine can reach: localhost, 127.0.0.0/8, ::1.
-    public static func isLoopback(_ address: String) -> Bool {
-        let host = address.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
-        if host == "localhost" || host == "::1" || host == "0:0:0:0:0:0:0:1" { return true }
-        // 127.0.0.0/8 written as a dotted quad (not a name such as 127.evil.example).
-        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
-    }
+    // MARK: Tokens
 
     /// The bearer token stored in `directory` (file `mcp-token`, mode 0600), created with 256 random bits when
     /// missing. Returns the token, the file, and whether it was created now.
     public static func loadOrCreateToken(in directory: URL) throws -> (token: String, file: URL, created: Bool) {
         let file = directory.appendingPathComponent("mcp-token")
-        let manager = FileManager.default
         if let existing = try? String(contentsOf: file, encoding: .utf8) {
             let token = existing.trimmingCharacters(in: .whitespacesAndNewlines)
             if token.count >= 32 {
-                try? manager.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+                try? PrivateFile.tightenFile(file.path)
                 return (token, file, false)
             }
         }
         var generator = SystemRandomNumberGenerator()
         let token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
-        try PrivateFile.write(Data((token + "\n").utf8), to: file)
+        try HealthError.mappingPrivateFile { try PrivateFile.write(Data((token + "\n").utf8), to: file) }
         return (token, file, true)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HealthAPI
 import HealthEngine
 import HealthModel
 import HealthService
@@ -25,25 +26,7 @@ extension HealthToolbox {
             "time_zone": Schema.timeZone,
             "cursor": Schema.cursor,
         ],
-        output: Schema.object([
-            "time_zone": Schema.string(),
-            "start": Schema.isoString,
-            "end": Schema.isoString,
-            "count": Schema.integer(),
-            "summaries": Schema.array(Schema.object([
-                "date": Schema.string("The day, YYYY-MM-DD."),
-                "active_energy_burned": Schema.number(),
-                "active_energy_burned_goal": Schema.number(),
-                "active_energy_burned_unit": Schema.string(),
-                "apple_exercise_time": Schema.number("Minutes."),
-                "apple_exercise_time_goal": Schema.number(),
-                "apple_stand_hours": Schema.number(),
-                "apple_stand_hours_goal": Schema.number(),
-                "apple_move_time": Schema.number(),
-                "apple_move_time_goal": Schema.number(),
-            ], additionalProperties: true), "One object per day, with the export's fields in snake_case."),
-            "note": Schema.string(),
-        ].merging(Schema.paging) { a, _ in a }, required: ["time_zone", "start", "end", "count", "summaries", "has_more"])
+        output: ActivitySummariesResult.self
     ) { toolbox, arguments in
         let request = ActivitySummariesRequest(start: try arguments.string("start"), end: try arguments.string("end"),
                                                timeZone: try arguments.string("time_zone"),
@@ -77,22 +60,7 @@ extension HealthToolbox {
             A good first call for "how am I doing today".
             """,
         arguments: [:],
-        output: Schema.object([
-            "date": Schema.string("Today, YYYY-MM-DD, in time_zone."),
-            "time_zone": Schema.string(),
-            "start": Schema.isoString,
-            "now": Schema.isoString,
-            "steps": Schema.number("Merged by source priority."),
-            "steps_source_priority": Schema.array(Schema.string(), "The order steps were merged by, highest first."),
-            "active_energy_kcal": Schema.number(),
-            "resting_heart_rate_bpm": Schema.number("The most recent resting heart rate today."),
-            "sleep": HealthToolbox.sleepNightSchema(description: "Last night (the night ending today)."),
-            "workouts": Schema.array(Schema.object(workoutSummarySchema,
-                                                   required: ["uuid", "activity_type", "start", "end", "duration_minutes", "source", "route_point_count"])),
-            "workout_count": Schema.integer(),
-            "workout_minutes": Schema.number(),
-            "merged": Schema.boolean("True: totals merge overlapping sources by priority."),
-        ], required: ["date", "time_zone", "start", "now", "workouts", "workout_count", "workout_minutes", "merged"])
+        output: TodayResult.self
     ) { toolbox, _ in
         let today = try await toolbox.service.today()
         var lines = ["Today \(today.date) so far (\(today.timeZone), until \(TextFormat.localClock(today.now))):"]
@@ -125,22 +93,7 @@ extension HealthToolbox {
             "end": Schema.end,
             "time_zone": Schema.timeZone,
         ],
-        output: Schema.object([
-            "time_zone": Schema.string(),
-            "start": Schema.isoString,
-            "end": Schema.isoString,
-            "unit": Schema.string("Always kcal."),
-            "days": Schema.array(Schema.object([
-                "date": Schema.string("The day, YYYY-MM-DD."),
-                "start": Schema.isoString,
-                "end": Schema.isoString,
-                "eaten_kcal": Schema.number(),
-                "active_kcal": Schema.number(),
-                "basal_kcal": Schema.number("Resting energy."),
-                "burned_kcal": Schema.number("active + basal, when both were recorded."),
-                "balance_kcal": Schema.number("eaten − burned, when both are known."),
-            ], required: ["date", "start", "end"])),
-        ], required: ["time_zone", "start", "end", "unit", "days"])
+        output: EnergyResult.self
     ) { toolbox, arguments in
         let result = try await toolbox.service.energy(EnergyRequest(
             start: try arguments.string("start"), end: try arguments.string("end"),

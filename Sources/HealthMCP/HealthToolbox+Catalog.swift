@@ -1,4 +1,5 @@
 import Foundation
+import HealthAPI
 import HealthEngine
 import HealthModel
 import HealthService
@@ -18,24 +19,7 @@ extension HealthToolbox {
             are called. Also gives the user's home time zone and the current time.
             """,
         arguments: [:],
-        output: Schema.object([
-            "time_zone": Schema.string("The user's home time zone; dates are shown in it."),
-            "now": Schema.isoString,
-            "count": Schema.integer(),
-            "types": Schema.array(Schema.object([
-                "type": Schema.string("Identifier to pass as `type` to the other tools."),
-                "kind": Schema.string(oneOf: ["quantity", "category", "correlation", "workout"]),
-                "display_name": Schema.string(),
-                "count": Schema.integer("Samples stored."),
-                "first": Schema.isoString,
-                "last": Schema.isoString,
-                "unit": Schema.string("The unit values are reported in (quantity types)."),
-                "recorded_units": Schema.array(Schema.string(), "Units the samples were recorded in."),
-                "aggregation": Schema.string("cumulative values add up (steps); discrete ones are levels (heart rate).",
-                                             oneOf: ["cumulative", "discrete"]),
-                "statistics": Schema.array(Schema.string(), "Statistics summarize accepts for this type."),
-            ], required: ["type", "kind", "display_name", "count", "statistics"])),
-        ], required: ["time_zone", "now", "count", "types"])
+        output: TypesResult.self
     ) { toolbox, _ in
         let result = try await toolbox.service.types()
         let rows = result.types.map { type in
@@ -61,20 +45,7 @@ extension HealthToolbox {
             its sample count.
             """,
         arguments: ["type": Schema.typeArgument],
-        output: Schema.object([
-            "type": Schema.string("The type asked about, if any."),
-            "priority_order": Schema.array(Schema.string(), "Source names, highest priority first (with type)."),
-            "user_ordered": Schema.boolean("True when the user set this type's order; false for the default order (typed in by hand > Apple Watch > iPhone > other devices > apps)."),
-            "count": Schema.integer(),
-            "sources": Schema.array(Schema.object([
-                "name": Schema.string(),
-                "category": Schema.string(oneOf: SourceCategory.allCases.map(\.label)),
-                "bundle_id": Schema.string(),
-                "device": Schema.string("The device model and hardware, when known."),
-                "count": Schema.integer("Samples from this source (of the type, with type)."),
-                "rank": Schema.integer("1 is the highest priority (with type)."),
-            ], required: ["name", "category", "count"])),
-        ], required: ["count", "sources"])
+        output: SourcesResult.self
     ) { toolbox, arguments in
         let result = try await toolbox.service.sources(SourcesRequest(type: try arguments.string("type")))
         var text: String
@@ -105,19 +76,7 @@ extension HealthToolbox {
             "source": Schema.string("Only this source (a name from list_sources)."),
         ],
         required: ["type"],
-        output: Schema.object([
-            "type": Schema.string(),
-            "found": Schema.boolean("False when the store has no sample of the type."),
-            "value": Schema.number("The value, in unit (quantity types)."),
-            "unit": Schema.string(),
-            "category": Schema.string("The value's name (category types, e.g. asleepDeep)."),
-            "start": Schema.isoString,
-            "end": Schema.isoString,
-            "source": Schema.string(),
-            "age_hours": Schema.number("Hours between the sample's end and now."),
-            "time_zone": Schema.string(),
-            "note": Schema.string(),
-        ], required: ["type", "found", "time_zone"])
+        output: LatestResult.self
     ) { toolbox, arguments in
         let result = try await toolbox.service.latest(LatestRequest(
             type: try arguments.requiredString("type", hint: "the type whose latest value you want, e.g. bodyMass"),

@@ -1,4 +1,5 @@
 import Foundation
+import HealthAPI
 import HealthModel
 import HealthService
 import MCP
@@ -6,10 +7,6 @@ import MCP
 // health_coverage: which sources recorded a type, per day or hour, and where nothing was recorded.
 
 extension HealthToolbox {
-    static let coverageSourceCountSchema = Schema.object([
-        "source": Schema.string(), "count": Schema.integer("Samples of this source overlapping the bucket."),
-    ], required: ["source", "count"])
-
     static let healthCoverage = ToolDefinition(
         name: "health_coverage", title: "Coverage: which sources recorded, where data is missing",
         description: """
@@ -26,32 +23,7 @@ extension HealthToolbox {
             "time_zone": Schema.timeZone,
         ],
         required: ["type"],
-        output: Schema.object([
-            "type": Schema.string(),
-            "interval": Schema.string(),
-            "time_zone": Schema.string(),
-            "start": Schema.isoString,
-            "end": Schema.isoString,
-            "buckets": Schema.array(Schema.object([
-                "start": Schema.isoString,
-                "end": Schema.isoString,
-                "date": Schema.string("The day, YYYY-MM-DD (day interval)."),
-                "count": Schema.integer("Samples overlapping the bucket, every source."),
-                "no_data": Schema.boolean("True when nothing was recorded: missing, not 0."),
-                "sources": Schema.array(coverageSourceCountSchema, "Sources with samples in the bucket, highest priority first."),
-            ], required: ["start", "end", "count", "no_data", "sources"])),
-            "gaps": Schema.array(Schema.object([
-                "start": Schema.isoString, "end": Schema.isoString,
-                "buckets": Schema.integer("Days (hours) the gap spans."),
-            ], required: ["start", "end", "buckets"]), "Runs of buckets without any sample."),
-            "sources": Schema.array(Schema.object([
-                "source": Schema.string(), "count": Schema.integer(),
-                "buckets_with_data": Schema.integer(), "first": Schema.isoString, "last": Schema.isoString,
-            ], required: ["source", "count", "buckets_with_data"]), "Per source over the range, highest priority first."),
-            "buckets_with_data": Schema.integer(),
-            "empty_buckets": Schema.integer(),
-        ], required: ["type", "interval", "time_zone", "start", "end", "buckets", "gaps", "sources",
-                      "buckets_with_data", "empty_buckets"])
+        output: CoverageResult.self
     ) { toolbox, arguments in
         let result = try await toolbox.service.coverage(CoverageRequest(
             type: try arguments.string("type"), start: try arguments.string("start"), end: try arguments.string("end"),

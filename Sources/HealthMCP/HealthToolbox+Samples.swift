@@ -1,4 +1,5 @@
 import Foundation
+import HealthAPI
 import HealthEngine
 import HealthModel
 import HealthService
@@ -9,17 +10,6 @@ import MCP
 
 extension HealthToolbox {
     static let maxSampleLimit = 5_000
-
-    static let sampleSchema = Schema.object([
-        "uuid": Schema.string("The sample's UUID."),
-        "metadata": Schema.map(Schema.string(), "HealthKit metadata (HKMetadataKey…), when the sample has any."),
-        "start": Schema.isoString,
-        "end": Schema.isoString,
-        "value": Schema.number("The value in `unit` (quantity types)."),
-        "unit": Schema.string(),
-        "category": Schema.string("The value's name (category types: inBed, asleep, awake, core, deep, rem for sleep)."),
-        "source": Schema.string(),
-    ], required: ["uuid", "start", "end", "source"])
 
     static let querySamples = ToolDefinition(
         name: "query_samples", title: "Query raw samples",
@@ -41,16 +31,7 @@ extension HealthToolbox {
             "time_zone": Schema.timeZone,
             "cursor": Schema.cursor,
         ],
-        output: Schema.object([
-            "type": Schema.string(),
-            "unit": Schema.string("The unit of every value (quantity types)."),
-            "time_zone": Schema.string(),
-            "start": Schema.isoString,
-            "end": Schema.isoString,
-            "order": Schema.string(oneOf: ["desc", "asc"]),
-            "count": Schema.integer("Samples in this page."),
-            "samples": Schema.array(sampleSchema),
-        ].merging(Schema.paging) { a, _ in a }, required: ["type", "time_zone", "start", "end", "order", "count", "samples", "has_more"])
+        output: SamplesResult.self
     ) { toolbox, arguments in
         let request = SamplesRequest(
             type: try arguments.string("type"), start: try arguments.string("start"), end: try arguments.string("end"),

@@ -1,4 +1,5 @@
 import Foundation
+import HealthAPI
 import HealthEngine
 import HealthModel
 import HealthService
@@ -8,23 +9,6 @@ import MCP
 // summarize, sleep_nights: HealthKit-accurate statistics.
 
 extension HealthToolbox {
-    static let bucketSchema = Schema.object([
-        "start": Schema.isoString,
-        "end": Schema.isoString,
-        "date": Schema.string("The bucket's first day, YYYY-MM-DD (day, week, month and year intervals)."),
-        "sum": Schema.number("Cumulative types: the total, merged across sources by priority."),
-        "average": Schema.number(),
-        "min": Schema.number(),
-        "max": Schema.number(),
-        "most_recent": Schema.number(),
-        "most_recent_at": Schema.isoString,
-        "durations_minutes": Schema.map(Schema.number(), "Category types: minutes per value, merged by priority."),
-        "count": Schema.integer("Samples in the bucket, from every source, before the merge."),
-        "sources": Schema.array(Schema.string(), "Sources whose data counted, highest priority first."),
-        "no_data": Schema.boolean("True when nothing was recorded in the bucket: missing, not 0 (its statistics are absent)."),
-        "contributions": Schema.map(Schema.number(), "With contributions: each source's part of sum after the merge."),
-    ], required: ["start", "end", "count", "sources"])
-
     // MARK: summarize
 
     static let summarize = ToolDefinition(
@@ -53,31 +37,7 @@ extension HealthToolbox {
             "contributions": Schema.boolean("Cumulative types: which source won — each source's part of the merged total (the parts add up to it) beside its own unmerged total.", default: false),
             "cursor": Schema.cursor,
         ],
-        output: Schema.object([
-            "type": Schema.string(),
-            "unit": Schema.string("The unit of every value."),
-            "interval": Schema.string(),
-            "time_zone": Schema.string(),
-            "start": Schema.isoString,
-            "end": Schema.isoString,
-            "statistics": Schema.array(Schema.string()),
-            "merged": Schema.boolean("True when overlapping sources were merged by priority (cumulative and category types)."),
-            "source_priority": Schema.array(Schema.string(), "The priority order in force, highest first."),
-            "merge_note": Schema.string("How the values were combined across sources."),
-            "buckets": Schema.array(bucketSchema),
-            "total_sum": Schema.number("Cumulative types: the sum over the buckets of this reply."),
-            "by_source": Schema.array(Schema.object([
-                "source": Schema.string(),
-                "buckets": Schema.array(bucketSchema),
-            ], required: ["source", "buckets"]), "Each source's own series, unmerged (by_source)."),
-            "contributions": Schema.array(Schema.object([
-                "source": Schema.string(),
-                "contribution": Schema.number("The source's part of the merged total of this reply."),
-                "own_total": Schema.number("Everything the source recorded, unmerged."),
-            ], required: ["source", "contribution", "own_total"]), "With contributions: per source, in priority order."),
-        ].merging(Schema.paging) { a, _ in a },
-        required: ["type", "interval", "time_zone", "start", "end", "statistics", "merged", "source_priority",
-                   "merge_note", "buckets", "has_more"])
+        output: SummaryResult.self
     ) { toolbox, arguments in
         let request = SummaryRequest(
             type: try arguments.string("type"), start: try arguments.string("start"), end: try arguments.string("end"),
@@ -165,16 +125,7 @@ extension HealthToolbox {
             "time_zone": Schema.timeZone,
             "cursor": Schema.cursor,
         ],
-        output: Schema.object([
-            "time_zone": Schema.string(),
-            "start": Schema.isoString,
-            "end": Schema.isoString,
-            "count": Schema.integer("Nights with data in this reply."),
-            "nights": Schema.array(HealthToolbox.sleepNightSchema()),
-            "average_asleep_minutes": Schema.number("Average over the nights of this reply."),
-            "merged": Schema.boolean(),
-            "merge_note": Schema.string(),
-        ].merging(Schema.paging) { a, _ in a }, required: ["time_zone", "start", "end", "count", "nights", "merged", "merge_note", "has_more"])
+        output: SleepResult.self
     ) { toolbox, arguments in
         let result = try await toolbox.service.sleep(SleepRequest(
             start: try arguments.string("start"), end: try arguments.string("end"),
@@ -192,25 +143,5 @@ extension HealthToolbox {
         if let average = result.averageAsleepMinutes { text += "\nAverage asleep: \(TextFormat.minutes(average))" }
         if let next = result.nextCursor { text += "\nMore nights follow: call sleep_nights with cursor=\"\(next)\"." }
         return ToolReply(structured: try structured(result), text: text)
-    }
-}
-
-extension HealthToolbox {
-    /// The JSON schema of one sleep night, shared by `sleep_nights` and `health_today`.
-    static func sleepNightSchema(description: String? = nil) -> JSON {
-        Schema.object([
-            "date": Schema.string("The wake-up day, YYYY-MM-DD."),
-            "bedtime": Schema.isoString,
-            "wake_time": Schema.isoString,
-            "in_bed_minutes": Schema.number(),
-            "asleep_minutes": Schema.number(),
-            "core_minutes": Schema.number(),
-            "deep_minutes": Schema.number(),
-            "rem_minutes": Schema.number(),
-            "unspecified_minutes": Schema.number("Asleep without a stage (older devices)."),
-            "awake_minutes": Schema.number(),
-            "sources": Schema.array(Schema.string()),
-        ], required: ["date", "in_bed_minutes", "asleep_minutes", "core_minutes", "deep_minutes", "rem_minutes",
-                      "unspecified_minutes", "awake_minutes", "sources"], description: description)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HealthAPI
 import HealthModel
 import HealthService
 import MCP
@@ -254,7 +255,27 @@ enum TextFormat {
 
 // MARK: - JSON Schema
 
-/// The JSON Schema subset tools declare: objects, arrays, strings, numbers, integers, booleans, enums.
+extension JSON {
+    /// A contract type's schema (``SchemaDescribed``) as the MCP SDK carries it: tools' output schemas are read from
+    /// the result types, never written here.
+    init(_ schema: JSONSchema) { self.init(schema.json) }
+
+    /// A JSON value as the MCP SDK carries it.
+    init(_ value: JSONValue) {
+        switch value {
+        case .null: self = .null
+        case .bool(let flag): self = .bool(flag)
+        case .int(let number): self = .int(Int(clamping: number))
+        case .double(let number): self = .double(number)
+        case .string(let text): self = .string(text)
+        case .array(let items): self = .array(items.map(JSON.init))
+        case .object(let fields): self = .object(fields.mapValues(JSON.init))
+        }
+    }
+}
+
+/// The JSON Schema subset tool arguments declare: objects, arrays, strings, numbers, integers, booleans, enums.
+/// Results declare theirs beside their types in HealthAPI.
 enum Schema {
     static func object(_ properties: [String: JSON], required: [String] = [], description: String? = nil,
                        additionalProperties: Bool? = nil) -> JSON {
@@ -301,16 +322,9 @@ enum Schema {
         return .object(schema)
     }
 
-    /// An object whose keys are free (e.g. metadata, category durations) with values of one schema.
+    /// An object whose keys are free (e.g. metadata) with values of one schema.
     static func map(_ values: JSON, _ description: String? = nil) -> JSON {
         var schema: [String: JSON] = ["type": "object", "additionalProperties": values]
-        if let description { schema["description"] = .string(description) }
-        return .object(schema)
-    }
-
-    /// An object with free keys and values of any type.
-    static func freeObject(_ description: String? = nil) -> JSON {
-        var schema: [String: JSON] = ["type": "object", "additionalProperties": true]
         if let description { schema["description"] = .string(description) }
         return .object(schema)
     }
@@ -326,11 +340,4 @@ enum Schema {
     static let timeZone = string("IANA time zone for day boundaries and the times shown, e.g. Europe/Paris. Default: the user's home time zone.")
     static let cursor = string("next_cursor from the previous result, to get the next page. With a cursor the other arguments are taken from it and may be left out.")
     static let typeArgument = string("A HealthKit type identifier, with or without its prefix: stepCount, heartRate, restingHeartRate, bodyMass, activeEnergyBurned, distanceWalkingRunning, sleepAnalysis, … (list_types gives the types present).")
-
-    // Result fragments.
-    static let isoString = string("ISO 8601 instant with the time zone's offset")
-    static let paging: [String: JSON] = [
-        "has_more": boolean("True when more items match than this reply holds; pass next_cursor to get them."),
-        "next_cursor": string("Present when has_more: the cursor argument for the next page."),
-    ]
 }

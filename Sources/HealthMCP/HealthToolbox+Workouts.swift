@@ -1,4 +1,5 @@
 import Foundation
+import HealthAPI
 import HealthEngine
 import HealthModel
 import HealthService
@@ -10,18 +11,6 @@ import MCP
 extension HealthToolbox {
     static let maxWorkoutLimit = 500
     static let maxRouteLimit = 5_000
-
-    static let workoutSummarySchema: [String: JSON] = [
-        "uuid": Schema.string("Pass it to get_workout for details."),
-        "activity_type": Schema.string("e.g. running, walking, cycling, traditionalStrengthTraining."),
-        "start": Schema.isoString,
-        "end": Schema.isoString,
-        "duration_minutes": Schema.number("Active time (pauses excluded)."),
-        "distance_km": Schema.number(),
-        "energy_kcal": Schema.number("Active energy."),
-        "source": Schema.string(),
-        "route_point_count": Schema.integer("GPS points recorded (0: no route)."),
-    ]
 
     static func workoutLine(_ workout: WorkoutRecord) -> String {
         var parts = ["\(TextFormat.local(workout.start))  \(workout.activityType)",
@@ -51,14 +40,7 @@ extension HealthToolbox {
             "time_zone": Schema.timeZone,
             "cursor": Schema.cursor,
         ],
-        output: Schema.object([
-            "time_zone": Schema.string(),
-            "start": Schema.isoString,
-            "end": Schema.isoString,
-            "count": Schema.integer("Workouts in this page."),
-            "workouts": Schema.array(Schema.object(workoutSummarySchema,
-                                                   required: ["uuid", "activity_type", "start", "end", "duration_minutes", "source", "route_point_count"])),
-        ].merging(Schema.paging) { a, _ in a }, required: ["time_zone", "start", "end", "count", "workouts", "has_more"])
+        output: WorkoutsResult.self
     ) { toolbox, arguments in
         let request = WorkoutsRequest(
             activityTypes: try arguments.strings("activity_type"), start: try arguments.string("start"),
@@ -100,48 +82,7 @@ extension HealthToolbox {
             "time_zone": Schema.timeZone,
         ],
         required: ["uuid"],
-        output: Schema.object(workoutSummarySchema.merging([
-            "time_zone": Schema.string(),
-            "metadata": Schema.map(Schema.string()),
-            "events": Schema.array(Schema.object([
-                "type": Schema.string("pause, resume, lap, marker, motionPaused, motionResumed, segment"),
-                "date": Schema.isoString,
-                "duration_seconds": Schema.number(),
-            ], required: ["type", "date"])),
-            "statistics": Schema.array(Schema.object([
-                "type": Schema.string(),
-                "sum": Schema.number(),
-                "average": Schema.number(),
-                "min": Schema.number(),
-                "max": Schema.number(),
-                "unit": Schema.string(),
-            ], required: ["type"])),
-            "route": Schema.object([
-                "point_count": Schema.integer(),
-                "start": Schema.isoString,
-                "end": Schema.isoString,
-                "distance_km": Schema.number("Along the GPS track."),
-                "elevation_gain_m": Schema.number(),
-                "min_elevation_m": Schema.number(),
-                "max_elevation_m": Schema.number(),
-                "average_speed_mps": Schema.number(),
-                "pace_min_per_km": Schema.number(),
-                "bounds": Schema.object([
-                    "min_latitude": Schema.number(), "max_latitude": Schema.number(),
-                    "min_longitude": Schema.number(), "max_longitude": Schema.number(),
-                ], required: ["min_latitude", "max_latitude", "min_longitude", "max_longitude"]),
-            ], required: ["point_count"]),
-            "route_points": Schema.array(Schema.object([
-                "time": Schema.isoString,
-                "latitude": Schema.number(),
-                "longitude": Schema.number(),
-                "elevation_m": Schema.number(),
-                "speed_mps": Schema.number(),
-            ], required: ["time", "latitude", "longitude"])),
-            "route_offset": Schema.integer(),
-            "next_route_offset": Schema.integer("Present when more route points follow: pass it as route_offset."),
-        ]) { a, _ in a }, required: ["uuid", "activity_type", "start", "end", "duration_minutes", "source", "route_point_count",
-                                     "time_zone", "events", "statistics", "route_points", "route_offset"])
+        output: WorkoutDetail.self
     ) { toolbox, arguments in
         let request = WorkoutRequest(
             uuid: try arguments.requiredString("uuid", hint: "a workout uuid from list_workouts"),

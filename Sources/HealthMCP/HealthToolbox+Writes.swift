@@ -1,23 +1,16 @@
 import Foundation
+import HealthAPI
 import HealthModel
 import HealthService
 import MCP
 
-// log_food, log_weight, log_water, log_workout, delete_entries, get_changes: writes with consent and the change feed.
+// log_food, log_quantity, log_weight, log_water, log_workout, delete_entries, get_changes: writes with consent and the change feed.
 
 extension HealthToolbox {
     /// A write whose id is required (log_food's log_id): calling it again changes nothing.
     static let write = ToolDefinition.Effect(readOnly: false, destructive: false, idempotent: true)
     /// A write whose id is optional: idempotent only when the call gives a log id or sync id (the description says so).
     static let writeMaybeTwice = ToolDefinition.Effect(readOnly: false, destructive: false, idempotent: false)
-
-    static let writeResultSchema = Schema.object([
-        "objects": Schema.array(Schema.object(["uuid": Schema.string(), "type": Schema.string()], required: ["uuid", "type"]),
-                                "The objects the call stands for, new or already stored."),
-        "inserted": Schema.integer(), "replaced": Schema.integer(),
-        "unchanged": Schema.integer("Already stored: a retry, or a sync version not greater than the stored one."),
-        "anchor": Schema.string("The change feed's anchor after the write (get_changes)."),
-    ], required: ["objects", "inserted", "replaced", "unchanged", "anchor"])
 
     static let writeArguments: [String: JSON] = [
         "at": Schema.string("When: \(Schema.dateHelp). Default: now."),
@@ -48,7 +41,7 @@ extension HealthToolbox {
             "sodium": Schema.number("mg."), "cholesterol": Schema.number("mg."), "saturated_fat": Schema.number("g."),
             "sync_version": writeArguments["sync_version"] ?? .null,
         ],
-        required: ["log_id", "name", "calories", "protein", "carbs", "fat"], effect: write, output: writeResultSchema
+        required: ["log_id", "name", "calories", "protein", "carbs", "fat"], effect: write, output: WriteResult.self
     ) { toolbox, arguments in
         let log = FoodLog(
             logId: try arguments.requiredString("log_id", hint: "your id for the meal"), loggedAt: try arguments.string("at"),
@@ -69,13 +62,54 @@ extension HealthToolbox {
             name: name, title: title,
             description: "Logs \(title.lowercased()) (\(type)) into the user's health data. Give log_id or sync_id so that a retry changes nothing.\(notAuthorizedHint)",
             arguments: writeArguments.merging(["value": Schema.number("How much."), "unit": Schema.string(unitHelp)]) { a, _ in a },
-            required: ["value"], effect: writeMaybeTwice, output: writeResultSchema
+            required: ["value"], effect: writeMaybeTwice, output: WriteResult.self
         ) { toolbox, arguments in
             let result = try await log(toolbox.service, try arguments.requiredNumber("value"), try arguments.string("unit") ?? defaultUnit,
                                        try arguments.string("at"), try arguments.string("log_id"), try arguments.string("sync_id"),
                                        arguments.has("sync_version") ? try arguments.int("sync_version", default: 1, range: 0...Int(Int32.max)) : nil)
             return ToolReply(structured: try structured(result), text: writeText(result, what: title))
         }
+    }
+
+    static let logQuantity = ToolDefinition(
+        name: "log_quantity", title: "Log a measurement",
+        description: """
+            Logs one measurement of any writable quantity type into the user's health data: \
+            \(SampleTypeRegistry.writableTypes.map { type in "\(type.identifier) (\(type.entryUnits.map(\.name).joined(separator: ", "))\(type.writeMetadata.isEmpty ? "" : "; metadata " + type.writeMetadata.map { "\($0.name): \($0.values.map(\.name).joined(separator: " or "))" }.joined(separator: ", ")))" }.joined(separator: ", ")). \
+            unit is one of the type's units, the first by default. Give log_id or sync_id so that a retry changes \
+            nothing.\(notAuthorizedHint)
+            """,
+        arguments: writeArguments.merging([
+            "type": Schema.string("A writable type, or a shortcut: \(SampleTypeRegistry.logShortcuts.keys.sorted().joined(separator: ", "))."), "value": Schema.number("The measurement, in unit."),
+            "unit": Schema.string("One of the type's units (default the first)."),
+            "metadata": Schema.map(Schema.string(), "Metadata the type allows, by name, e.g. {\"name\": \"value\"}."),
+        ]) { a, _ in a },
+        required: ["type", "value"], effect: writeMaybeTwice, output: WriteResult.self
+    ) { toolbox, arguments in
+        let log = QuantityLog(
+            type: try arguments.requiredString("type", hint: "a writable type"), value: try arguments.requiredNumber("value"),
+            unit: try arguments.string("unit"), at: try arguments.string("at"), metadata: try metadata(arguments),
+            logId: try arguments.string("log_id"), syncId: try arguments.string("sync_id"),
+            syncVersion: arguments.has("sync_version") ? try arguments.int("sync_version", default: 1, range: 0...Int(Int32.max)) : nil)
+        let result = try await toolbox.service.log(log)
+        return ToolReply(structured: try structured(result), text: writeText(result, what: log.type ?? "Measurement"))
+    }
+
+    /// `metadata`: an object of strings (numbers are taken as their text).
+    static func metadata(_ arguments: ToolArguments) throws(HealthError) -> [String: String]? {
+        guard let value = arguments.values["metadata"] else { return nil }
+        guard case .object(let entries) = value else {
+            throw HealthError(.invalidArgument, "metadata must be an object of strings, e.g. {\"name\": \"value\"}")
+        }
+        var result: [String: String] = [:]
+        for (key, entry) in entries {
+            switch entry {
+            case .string(let text): result[key] = text
+            case .int(let number): result[key] = String(number)
+            default: throw HealthError(.invalidArgument, "metadata.\(key.prefix(64)) must be a string")
+            }
+        }
+        return result
     }
 
     static let logWeight = simpleLog(name: "log_weight", title: "A weight", type: "bodyMass",
@@ -101,7 +135,7 @@ extension HealthToolbox {
             "distance": Schema.string("Distance with its unit: 5km, 3.1mi, 800m."),
             "log_id": writeArguments["log_id"] ?? .null, "sync_version": writeArguments["sync_version"] ?? .null,
         ],
-        required: ["activity", "start", "end"], effect: writeMaybeTwice, output: writeResultSchema
+        required: ["activity", "start", "end"], effect: writeMaybeTwice, output: WriteResult.self
     ) { toolbox, arguments in
         let result = try await toolbox.service.logWorkout(WorkoutLog(
             activity: try arguments.requiredString("activity", hint: "e.g. running"),
@@ -121,8 +155,7 @@ extension HealthToolbox {
             """,
         arguments: ["log_id": Schema.string(), "uuid": Schema.string(), "sync_id": Schema.string()],
         effect: .init(readOnly: false, destructive: true, idempotent: true),
-        output: Schema.object(["deleted": Schema.integer(), "uuids": Schema.array(Schema.string()), "anchor": Schema.string()],
-                              required: ["deleted", "uuids", "anchor"])
+        output: DeleteResult.self
     ) { toolbox, arguments in
         let result = try await toolbox.service.delete(DeleteRequest(
             uuid: try arguments.string("uuid"), logId: try arguments.string("log_id"), syncId: try arguments.string("sync_id")))
@@ -143,14 +176,7 @@ extension HealthToolbox {
             "limit": Schema.integer("Changes per answer.", minimum: 1, maximum: 5_000, default: 500),
             "time_zone": Schema.timeZone,
         ],
-        output: Schema.object([
-            "added": Schema.array(Schema.object(["type": Schema.string(), "sample": sampleSchema,
-                                                 "workout": Schema.object(workoutSummarySchema)], required: ["type"])),
-            "deleted": Schema.array(Schema.object(["uuid": Schema.string(), "type": Schema.string(),
-                                                   "sync_id": Schema.string(), "deleted_at": Schema.isoString],
-                                                  required: ["uuid", "type", "deleted_at"])),
-            "anchor": Schema.string(), "has_more": Schema.boolean(),
-        ], required: ["added", "deleted", "anchor", "has_more"])
+        output: ChangesResult.self
     ) { toolbox, arguments in
         let result = try await toolbox.service.changes(ChangesRequest(
             types: try arguments.strings("types"), anchor: try arguments.string("anchor"),

@@ -1,4 +1,5 @@
 import Foundation
+import HealthAPI
 import HealthEngine
 import HealthModel
 import HealthService
@@ -37,7 +38,7 @@ public struct HealthToolbox: Sendable {
     static let definitions: [ToolDefinition] = [
         listTypes, listSources, querySamples, summarize, sleepNights, listWorkouts, getWorkout,
         activitySummaries, latest, healthToday, energyBalance, healthCoverage,
-        logFood, logWeight, logWater, logWorkout, deleteEntries, getChanges,
+        logFood, logQuantity, logWeight, logWater, logWorkout, deleteEntries, getChanges,
     ]
 
     static let definitionsByName: [String: ToolDefinition] = Dictionary(
@@ -81,9 +82,11 @@ public struct HealthToolbox: Sendable {
         }
     }
 
-    /// A tool error: `CODE: message` as text, `{"error": {"code", "message"}}` as structured content.
+    /// A tool error: `CODE: message` as text, `{"error": {"code", "message"}}` as structured content, the service's
+    /// hint in MCP's words (``hint(_:)``).
     public static func errorResult(_ error: HealthError) -> CallTool.Result {
-        CallTool.Result(
+        let error = error.rendered(hint)
+        return CallTool.Result(
             content: [.text(text: error.description, annotations: nil, _meta: nil)],
             structuredContent: .object(["error": .object(["code": .string(error.code.rawValue),
                                                           "message": .string(error.message)])]),
@@ -148,14 +151,14 @@ struct ToolDefinition: Sendable {
     }
 
     init(name: String, title: String, description: String, arguments: [String: JSON], required: [String] = [],
-         effect: Effect = .read, output: JSON,
+         effect: Effect = .read, output: any SchemaDescribed.Type,
          run: @escaping @Sendable (HealthToolbox, ToolArguments) async throws -> ToolReply) {
         self.tool = Tool(
             name: name, title: title, description: description,
             inputSchema: Schema.object(arguments, required: required, additionalProperties: false),
             annotations: Tool.Annotations(title: title, readOnlyHint: effect.readOnly, destructiveHint: effect.destructive,
                                           idempotentHint: effect.idempotent, openWorldHint: false),
-            outputSchema: output)
+            outputSchema: JSON(output.jsonSchema))
         self.argumentNames = arguments.keys.sorted()
         self.run = run
     }

@@ -48,15 +48,61 @@ public struct HealthError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     public var code: Code
+    /// What went wrong, in neutral words: no interface's command, tool or route (``hint`` says what to do next).
     public var message: String
     /// With ``Code/notAuthorized`` from a principal that may know it (a paired device reading types the owner did
     /// not share): the types refused. Otherwise nil.
     public var deniedTypes: [String]?
+    /// The argument at fault (`type`, `start`, `limit`), when one is.
+    public var argument: String?
+    /// What the caller can do next, in neutral terms: each interface names it in its own words
+    /// (``rendered(_:)``).
+    public var hint: Hint?
 
-    public init(_ code: Code, _ message: String, deniedTypes: [String]? = nil) {
+    public init(_ code: Code, _ message: String, argument: String? = nil, hint: Hint? = nil,
+                deniedTypes: [String]? = nil) {
         self.code = code
         self.message = message
+        self.argument = argument
+        self.hint = hint
         self.deniedTypes = deniedTypes
+    }
+
+    /// What a caller can do about an error, without naming any interface. The CLI renders `.listTypes` as
+    /// "`healthbridge types` lists them", MCP as "list_types lists them", the paired API as its route.
+    public enum Hint: Sendable, Hashable {
+        /// The types with data are listed by a use case of their own.
+        case listTypes
+        /// The sources of a type are listed by a use case of their own.
+        case listSources
+        /// Workouts have use cases of their own.
+        case listWorkouts
+        /// Sleep is read as nights (bedtime, wake time, stages).
+        case sleepNights
+        /// Only the owner changes grants, on the server.
+        case ownerChangesGrants
+        /// The owner shares types with paired devices.
+        case ownerSharesTypes
+        /// The owner can let `principal` write `type`.
+        case ownerAllowsWrite(principal: String, type: String)
+        /// The owner resumes sharing on the server.
+        case ownerResumesSharing
+    }
+
+    /// This error with its hint in an interface's own words after the message; unchanged when there is no hint or
+    /// `words` has none for it.
+    ///
+    /// ```swift
+    /// let error = HealthError(.invalidType, "unknown type 'stepz'", argument: "type", hint: .listTypes)
+    /// error.rendered { $0 == .listTypes ? "list_types lists them" : nil }.message
+    /// // "unknown type 'stepz' (list_types lists them)"
+    /// ```
+    public func rendered(_ words: (Hint) -> String?) -> HealthError {
+        guard let hint, let text = words(hint) else { return self }
+        var rendered = self
+        rendered.message += " (\(text))"
+        rendered.hint = nil
+        return rendered
     }
 
     /// The one JSON shape of an error on every wire: `{"error": {"code": "HEALTH_…", "message": "…"}}`.

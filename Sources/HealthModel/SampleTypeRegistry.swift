@@ -58,7 +58,7 @@ public enum SampleTypeRegistry {
     }
 
     /// ``registered(_:)``, else ``unregistered(_:)``, else a `.invalidType` error naming up to three close matches
-    /// (see ``suggestions(for:limit:)``), or pointing to `healthbridge types` when nothing is close.
+    /// (see ``suggestions(for:limit:)``), with the hint ``HealthError/Hint/listTypes``.
     ///
     /// ```swift
     /// try SampleTypeRegistry.resolve("HKCategoryTypeIdentifierSleepAnalysis").identifier   // "sleepAnalysis"
@@ -67,7 +67,7 @@ public enum SampleTypeRegistry {
     /// ```
     public static func resolve(_ identifier: String) throws(HealthError) -> SampleType {
         if let type = registered(identifier) ?? unregistered(identifier) { return type }
-        throw HealthError(.invalidType, unknownTypeMessage(identifier))
+        throw HealthError(.invalidType, unknownTypeMessage(identifier), hint: .listTypes)
     }
 
     /// Up to `limit` registered short identifiers close to `identifier`, best first: common words (`steps`, `weight`,
@@ -245,7 +245,7 @@ extension SampleTypeRegistry {
             : identifier
         let close = suggestions(for: identifier)
         guard let last = close.last else {
-            return "unknown type '\(quoted)'; run `healthbridge types` to list the known types"
+            return "unknown type '\(quoted)'"
         }
         let list = close.count == 1 ? last : close.dropLast().joined(separator: ", ") + " or " + last
         return "unknown type '\(quoted)'; did you mean \(list)?"

@@ -39,14 +39,15 @@ public struct DateRange: Sendable, Hashable, Codable {
             do {
                 return try DateExpression.parse(text, now: now, timeZone: timeZone)
             } catch {
-                throw HealthError(error.code, "\(name): \(error.message)")
+                throw HealthError(error.code, "\(name): \(error.message)", argument: name)
             }
         }
         let from = try parse("start", nonEmpty(start) ?? defaultStart)
         let to = try nonEmpty(end).map { text throws(HealthError) in try parse("end", text) } ?? now
         guard to >= from else {
             throw HealthError(.invalidRange,
-                              "the end (\(ISO8601.string(to, timeZone: timeZone))) is before the start (\(ISO8601.string(from, timeZone: timeZone))); give a start before the end, or leave the end out for now")
+                              "the end (\(ISO8601.string(to, timeZone: timeZone))) is before the start (\(ISO8601.string(from, timeZone: timeZone))); give a start before the end, or leave the end out for now",
+                              argument: "end")
         }
         return DateRange(unchecked: from, to)
     }

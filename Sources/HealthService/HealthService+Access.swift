@@ -1,4 +1,6 @@
 import Foundation
+import HealthAPI
+import HealthAccess
 import HealthModel
 import HealthStore
 
@@ -73,7 +75,7 @@ extension HealthService {
     /// ``updateGrants(_:)`` without its audit entry (an approved access request records its own).
     func changeGrants(_ update: GrantsUpdate) async throws -> GrantsResult.Entry {
         guard principal.kind == .owner else {
-            throw HealthError(.notAuthorized, "only the owner may change grants (`healthbridge grants` on the server)")
+            throw HealthError(.notAuthorized, "only the owner may change grants", hint: .ownerChangesGrants)
         }
         let target = try Principal(parsing: update.principal)
         guard target.kind != .owner else {
@@ -103,6 +105,13 @@ extension HealthService {
                      explicit: stored, grants: effective)
     }
 
+    /// The read grant of this service's principal, for use cases over many types (the export stream, changes,
+    /// today): `HEALTH_SHARING_PAUSED` first for a paired device or app while sharing is paused.
+    func readGrant() async throws -> TypeGrant {
+        try await requireSharingActive()
+        return try await grants(for: principal).read
+    }
+
     /// Whether this service's principal may read `type`.
     public func mayRead(_ type: String) async throws -> Bool {
         try await grants(for: principal).read.allows(SampleTypeRegistry.shortIdentifier(type))
@@ -118,24 +127,29 @@ extension HealthService {
     }
 
     /// Read consent for a use case: true when readable; false when the answer must look like no data; throws
-    /// `HEALTH_NOT_AUTHORIZED` (with the types) when this principal is told about denial.
+    /// `HEALTH_NOT_AUTHORIZED` (with the types) when this principal is told about denial, and
+    /// `HEALTH_SHARING_PAUSED` for a paired device or app while the owner has paused sharing.
     func authorizeRead(_ types: [String]) async throws -> Bool {
+        try await requireSharingActive()
         let grants = try await grants(for: principal)
         let denied = types.filter { !grants.read.allows($0) }
         guard !denied.isEmpty else { return true }
         if principal.seesReadDenial {
             throw HealthError(.notAuthorized,
-                              "not shared with this device: \(denied.joined(separator: ", ")) (the owner shares types with `healthbridge sharing types --enable` or `healthbridge grants`)",
-                              deniedTypes: denied)
+                              "not shared with this device: \(denied.joined(separator: ", "))",
+                              hint: .ownerSharesTypes, deniedTypes: denied)
         }
         return false
     }
 
-    /// Write consent: `HEALTH_NOT_AUTHORIZED` naming the command the owner would run.
+    /// Write consent: `HEALTH_NOT_AUTHORIZED` naming the command the owner would run; `HEALTH_SHARING_PAUSED` for a
+    /// paired device or app while sharing is paused.
     func authorizeWrite(_ type: String) async throws {
+        try await requireSharingActive()
         guard try await grants(for: principal).write.allows(type) else {
             throw HealthError(.notAuthorized,
-                              "\(principal.id) may not write \(type); the owner can allow it with `healthbridge grants \(principal.id) --allow-write \(type)`")
+                              "\(principal.id) may not write \(type); the owner can allow it",
+                              hint: .ownerAllowsWrite(principal: principal.id, type: type))
         }
     }
 
@@ -169,39 +183,4 @@ extension HealthService {
             return try SampleTypeRegistry.resolve(name).identifier
         }
     }
-}
-
-/// A change of grants (`healthbridge grants PRINCIPAL --allow-read … --allow-write … --deny … --reset`).
-public struct GrantsUpdate: Codable, Sendable, Hashable {
-    public var principal: String
-    public var allowRead: [String]
-    public var allowWrite: [String]
-    public var deny: [String]
-    public var reset: Bool
-
-    public init(principal: String, allowRead: [String] = [], allowWrite: [String] = [], deny: [String] = [],
-                reset: Bool = false) {
-        self.principal = principal; self.allowRead = allowRead; self.allowWrite = allowWrite; self.deny = deny
-        self.reset = reset
-    }
-}
-
-/// The grants of every principal.
-public struct GrantsResult: Codable, Sendable, Hashable {
-    public struct Entry: Codable, Sendable, Hashable {
-        public var principal: String
-        /// `all`, `all except …`, the types, or `none`.
-        public var read: String
-        public var write: String
-        /// False when the principal has its kind's defaults (or, for a device, those of `device:*`).
-        public var explicit: Bool
-        public var grants: AccessGrants
-
-        public init(principal: String, read: String, write: String, explicit: Bool, grants: AccessGrants) {
-            self.principal = principal; self.read = read; self.write = write; self.explicit = explicit
-            self.grants = grants
-        }
-    }
-
-    public var principals: [Entry]
 }

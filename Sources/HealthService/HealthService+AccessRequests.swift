@@ -1,4 +1,5 @@
 import Foundation
+import HealthAPI
 import HealthModel
 import HealthStore
 
@@ -236,93 +237,4 @@ extension HealthService {
     static func union(_ a: [String], _ b: [String]) -> [String] {
         a + b.filter { !a.contains($0) }
     }
-}
-
-/// What an app asks for: types to read and to write (any spelling the registry knows), and why.
-public struct AccessRequestInput: Codable, Sendable, Hashable {
-    public var read: [String]
-    public var write: [String]
-    /// A short reason per type, shown to the owner (the app's usage description).
-    public var reasons: [String: String]
-
-    public init(read: [String] = [], write: [String] = [], reasons: [String: String] = [:]) {
-        self.read = read; self.write = write; self.reasons = reasons
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        read = try container.decodeIfPresent([String].self, forKey: .read) ?? []
-        write = try container.decodeIfPresent([String].self, forKey: .write) ?? []
-        reasons = try container.decodeIfPresent([String: String].self, forKey: .reasons) ?? [:]
-    }
-}
-
-/// A request for access, as the owner sees it.
-public struct AccessRequest: Codable, Sendable, Hashable, Identifiable {
-    public enum Status: String, Codable, Sendable, Hashable, CaseIterable {
-        case pending, approved, denied
-    }
-
-    public var id: String
-    /// Who asks (`app:ID`, `device:ID`, `ingest:NAME`, …).
-    public var principal: String
-    /// The paired client that filed it (its id, as `healthbridge clients` lists it), when one did: each client of an
-    /// app has its own pending request and reasons.
-    public var client: String?
-    public var read: [String]
-    public var write: [String]
-    public var reasons: [String: String]
-    /// ISO 8601, UTC.
-    public var createdAt: String
-    public var status: Status
-    public var decidedAt: String?
-    /// What the owner granted when approving (the whole request unless a subset was chosen).
-    public var grantedRead: [String]
-    public var grantedWrite: [String]
-
-    public init(id: String, principal: String, read: [String], write: [String], reasons: [String: String],
-                createdAt: String, status: Status = .pending, decidedAt: String? = nil, grantedRead: [String] = [],
-                grantedWrite: [String] = [], client: String? = nil) {
-        self.id = id; self.principal = principal; self.client = client; self.read = read; self.write = write
-        self.reasons = reasons
-        self.createdAt = createdAt; self.status = status; self.decidedAt = decidedAt
-        self.grantedRead = grantedRead; self.grantedWrite = grantedWrite
-    }
-}
-
-/// The owner's answer to a request: approve (all of it, or the `read`/`write` subsets) or deny.
-public struct AccessDecision: Codable, Sendable, Hashable {
-    public var id: String
-    public var approve: Bool
-    public var read: [String]?
-    public var write: [String]?
-
-    public init(id: String, approve: Bool, read: [String]? = nil, write: [String]? = nil) {
-        self.id = id; self.approve = approve; self.read = read; self.write = write
-    }
-}
-
-/// HealthKit's `HKAuthorizationStatus`, for writing.
-public enum AuthorizationStatus: String, Codable, Sendable, Hashable, CaseIterable {
-    case notDetermined, sharingDenied, sharingAuthorized
-}
-
-/// The answer to ``HealthService/requestAccess(_:)``: the request filed (nil when there was nothing left to ask)
-/// and the write status of each type asked for.
-public struct AccessRequestFiling: Codable, Sendable, Hashable {
-    public var request: AccessRequest?
-    public var write: [String: AuthorizationStatus]
-}
-
-/// The answer to ``HealthService/authorizationStatus(types:)``.
-public struct AuthorizationStatusResult: Codable, Sendable, Hashable {
-    public var principal: String
-    public var write: [String: AuthorizationStatus]
-    /// Whether a request of this principal waits for the owner.
-    public var requestPending: Bool
-}
-
-/// Every access request.
-public struct AccessRequestsResult: Codable, Sendable, Hashable {
-    public var requests: [AccessRequest]
 }

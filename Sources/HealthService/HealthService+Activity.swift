@@ -1,67 +1,7 @@
 import Foundation
+import HealthAPI
 import HealthModel
 import HealthStore
-
-/// Apple Watch activity rings per day, from an imported export.
-///
-/// ```swift
-/// let rings = try await service.activitySummaries(ActivitySummariesRequest(start: "7d"))
-/// ```
-public struct ActivitySummariesRequest: Codable, Sendable, Hashable {
-    /// Default `7d`.
-    public var start: String?
-    public var end: String?
-    /// Days per page, 1…1,000, default 100.
-    public var limit: Int?
-    public var timeZone: String?
-    public var cursor: String?
-
-    public init(start: String? = nil, end: String? = nil, limit: Int? = nil, timeZone: String? = nil,
-                cursor: String? = nil) {
-        self.start = start; self.end = end; self.limit = limit; self.timeZone = timeZone; self.cursor = cursor
-    }
-
-    public static let maxLimit = 1_000
-}
-
-public struct ActivitySummariesResult: Codable, Sendable, Hashable {
-    public var timeZone: String
-    public var start: String
-    public var end: String
-    public var count: Int
-    /// Newest first.
-    public var summaries: [ActivityDay]
-    public var note: String?
-    public var hasMore: Bool
-    public var nextCursor: String?
-
-    enum CodingKeys: String, CodingKey {
-        case timeZone = "time_zone", start, end, count, summaries, note, hasMore = "has_more", nextCursor = "next_cursor"
-    }
-}
-
-/// One day's rings: Move (active energy), Exercise (minutes), Stand (hours), and the Move time of newer watches.
-public struct ActivityDay: Codable, Sendable, Hashable {
-    /// `YYYY-MM-DD`.
-    public var date: String
-    public var activeEnergyBurned: Double?
-    public var activeEnergyBurnedGoal: Double?
-    public var activeEnergyBurnedUnit: String?
-    public var appleExerciseTime: Double?
-    public var appleExerciseTimeGoal: Double?
-    public var appleStandHours: Double?
-    public var appleStandHoursGoal: Double?
-    public var appleMoveTime: Double?
-    public var appleMoveTimeGoal: Double?
-
-    enum CodingKeys: String, CodingKey {
-        case date, activeEnergyBurned = "active_energy_burned", activeEnergyBurnedGoal = "active_energy_burned_goal"
-        case activeEnergyBurnedUnit = "active_energy_burned_unit", appleExerciseTime = "apple_exercise_time"
-        case appleExerciseTimeGoal = "apple_exercise_time_goal", appleStandHours = "apple_stand_hours"
-        case appleStandHoursGoal = "apple_stand_hours_goal", appleMoveTime = "apple_move_time"
-        case appleMoveTimeGoal = "apple_move_time_goal"
-    }
-}
 
 extension HealthService {
     struct ActivityState: Codable {

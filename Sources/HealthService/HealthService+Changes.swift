@@ -1,56 +1,7 @@
 import Foundation
+import HealthAPI
 import HealthModel
 import HealthStore
-
-/// HealthKit's anchored object query: what was added and deleted since an anchor, and the anchor to ask from next.
-///
-/// ```swift
-/// var feed = try await service.changes(ChangesRequest(types: ["bodyMass"]))        // everything so far
-/// feed = try await service.changes(ChangesRequest(types: ["bodyMass"], anchor: feed.anchor, wait: 30))   // long-poll
-/// ```
-public struct ChangesRequest: Codable, Sendable, Hashable {
-    /// Types to follow (default every type).
-    public var types: [String]?
-    /// The `anchor` of the previous answer; absent: from the beginning.
-    public var anchor: String?
-    /// Seconds to wait for a change when there is none yet (long-poll), 0…60; default 0.
-    public var wait: Double?
-    /// Changes per answer, 1…5,000 (default 500).
-    public var limit: Int?
-    public var timeZone: String?
-
-    public init(types: [String]? = nil, anchor: String? = nil, wait: Double? = nil, limit: Int? = nil,
-                timeZone: String? = nil) {
-        self.types = types; self.anchor = anchor; self.wait = wait; self.limit = limit; self.timeZone = timeZone
-    }
-
-    enum CodingKeys: String, CodingKey { case types, anchor, wait, limit, timeZone = "time_zone" }
-}
-
-public struct ChangesResult: Codable, Sendable, Hashable {
-    public var added: [ChangedObject]
-    public var deleted: [DeletedObject]
-    /// Pass it back to get what changed after this answer.
-    public var anchor: String
-    /// True when `limit` cut the answer: ask again from `anchor` at once.
-    public var hasMore: Bool
-
-    public struct ChangedObject: Codable, Sendable, Hashable {
-        public var type: String
-        public var sample: SampleRecord?
-        public var workout: WorkoutRecord?
-    }
-
-    public struct DeletedObject: Codable, Sendable, Hashable {
-        public var uuid: String
-        public var type: String
-        public var syncId: String?
-        public var deletedAt: String
-        enum CodingKeys: String, CodingKey { case uuid, type, syncId = "sync_id", deletedAt = "deleted_at" }
-    }
-
-    enum CodingKeys: String, CodingKey { case added, deleted, anchor, hasMore = "has_more" }
-}
 
 extension HealthService {
     /// Objects added and deleted since an anchor, in commit order, of the types this principal may read (others
@@ -69,7 +20,7 @@ extension HealthService {
             }
             anchor = value
         }
-        let grants = try await grants(for: principal).read
+        let grants = try await readGrant()   // paused sharing refuses paired devices and apps first
         var types: [String]? = nil
         if let names = Self.list(request.types) {
             types = try await names.asyncMap { name in

@@ -1,27 +1,7 @@
 import Foundation
+import HealthAPI
 import HealthModel
 import HealthStore
-
-/// What to delete: one object by UUID, every object of an entry by its log id (a meal: its nutrients and its food
-/// correlation), or the object with a sync id.
-public struct DeleteRequest: Codable, Sendable, Hashable {
-    public var uuid: String?
-    public var logId: String?
-    public var syncId: String?
-
-    public init(uuid: String? = nil, logId: String? = nil, syncId: String? = nil) {
-        self.uuid = uuid; self.logId = logId; self.syncId = syncId
-    }
-
-    enum CodingKeys: String, CodingKey { case uuid, logId = "log_id", syncId = "sync_id" }
-}
-
-public struct DeleteResult: Codable, Sendable, Hashable {
-    public var deleted: Int
-    public var uuids: [String]
-    /// The change feed's anchor after the delete.
-    public var anchor: String
-}
 
 extension HealthService {
     /// Deletes objects, leaving tombstones in the change feed. A principal deletes only what it wrote (HealthKit's

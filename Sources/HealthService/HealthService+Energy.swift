@@ -1,4 +1,5 @@
 import Foundation
+import HealthAPI
 import HealthModel
 
 /// Energy in and out, per day: what the person ate against what they burned (active and resting), the numbers a
@@ -32,56 +33,4 @@ extension HealthService {
         return EnergyResult(timeZone: eatenResult.timeZone, start: eatenResult.start, end: eatenResult.end,
                             unit: "kcal", days: days)
     }
-}
-
-/// The days to add up: a range in the forms of ``DateRange`` (default: today).
-public struct EnergyRequest: Codable, Sendable, Hashable {
-    public var start: String?
-    public var end: String?
-    public var timeZone: String?
-
-    public init(start: String? = nil, end: String? = nil, timeZone: String? = nil) {
-        self.start = start; self.end = end; self.timeZone = timeZone
-    }
-
-    enum CodingKeys: String, CodingKey { case start, end, timeZone = "time_zone" }
-}
-
-/// One day of ``HealthService/energy(_:)``.
-public struct EnergyDay: Codable, Sendable, Hashable {
-    /// The day, `yyyy-MM-dd` in the result's zone.
-    public var date: String
-    public var start: String
-    public var end: String
-    public var eatenKcal: Double?
-    public var activeKcal: Double?
-    /// Resting (basal) energy.
-    public var basalKcal: Double?
-    /// Total energy burned: active + basal, when both were recorded.
-    public var burnedKcal: Double?
-    /// Eaten − burned, when both are known.
-    public var balanceKcal: Double?
-
-    public init(date: String, start: String, end: String, eatenKcal: Double?, activeKcal: Double?, basalKcal: Double?) {
-        self.date = date; self.start = start; self.end = end
-        self.eatenKcal = eatenKcal; self.activeKcal = activeKcal; self.basalKcal = basalKcal
-        if let activeKcal, let basalKcal { burnedKcal = activeKcal + basalKcal }
-        if let eatenKcal, let burnedKcal { balanceKcal = eatenKcal - burnedKcal }
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case date, start, end, eatenKcal = "eaten_kcal", activeKcal = "active_kcal", basalKcal = "basal_kcal"
-        case burnedKcal = "burned_kcal", balanceKcal = "balance_kcal"
-    }
-}
-
-/// Energy in and out per day.
-public struct EnergyResult: Codable, Sendable, Hashable {
-    public var timeZone: String
-    public var start: String
-    public var end: String
-    public var unit: String
-    public var days: [EnergyDay]
-
-    enum CodingKeys: String, CodingKey { case timeZone = "time_zone", start, end, unit, days }
 }

@@ -1,47 +1,8 @@
 import Foundation
+import HealthAPI
 import HealthEngine
 import HealthModel
 import HealthStore
-
-/// Samples of several types in one paged stream, oldest first, type after type: the local-network export's
-/// `health/data`.
-///
-/// ```swift
-/// let page = try await service.samples(ofTypes: TypedSamplesRequest(types: ["stepCount", "heartRate"], start: "7d"))
-/// ```
-public struct TypedSamplesRequest: Codable, Sendable, Hashable {
-    /// 1…32 quantity or category types.
-    public var types: [String]?
-    /// Default `7d`. See ``DateRange``.
-    public var start: String?
-    public var end: String?
-    /// Samples per page, 1…5,000, default 1,000.
-    public var limit: Int?
-    public var cursor: String?
-
-    public init(types: [String]? = nil, start: String? = nil, end: String? = nil, limit: Int? = nil, cursor: String? = nil) {
-        self.types = types; self.start = start; self.end = end; self.limit = limit; self.cursor = cursor
-    }
-
-    public static let maxTypes = 32
-    public static let maxLimit = 5_000
-    public static let defaultLimit = 1_000
-}
-
-public struct TypedSamplesResult: Sendable, Equatable {
-    public var types: [String]
-    public var start: Date
-    public var end: Date
-    /// In the order of `types`, each type's samples oldest first.
-    public var samples: [TypedSample]
-    public var nextCursor: String?
-}
-
-/// A sample with its type.
-public struct TypedSample: Sendable, Equatable {
-    public var type: String
-    public var sample: OpenClawHealthSample
-}
 
 extension HealthService {
     struct TypedSamplesState: Codable {
@@ -97,7 +58,7 @@ extension HealthService {
                                                             range: 1...TypedSamplesRequest.maxLimit),
                                       index: 0, position: nil)
         }
-        let grants = try await grants(for: principal).read
+        let grants = try await readGrant()   // paused sharing refuses paired devices and apps first
         let denied = state.types.filter { !grants.allows($0) }
         if !denied.isEmpty, principal.seesReadDenial { _ = try await authorizeRead(denied) }
         var result = TypedSamplesResult(types: state.types, start: state.start, end: state.end, samples: [])
@@ -115,7 +76,7 @@ extension HealthService {
                     type: type.identifier, start: state.start, end: state.end, matching: .strictStartDate,
                     limit: remaining, ascending: true, cursor: state.position))
                 for sample in page.samples {
-                    result.samples.append(TypedSample(type: type.identifier, sample: try wireSample(sample, type: type)))
+                    result.samples.append(TypedSample(type: type.identifier, sample: try record(sample, type: type)))
                 }
                 if let next = page.nextCursor {
                     state.position = next

@@ -1,4 +1,5 @@
 import Foundation
+import HealthAPI
 import HealthModel
 import HealthStore
 
@@ -16,18 +17,4 @@ extension HealthService {
         let records = stored.compactMap { _, text in try? decoder.decode(ImportRecord.self, from: Data(text.utf8)) }
         return ImportsResult(imports: records.sorted { ($0.exportDate ?? "", $0.contentHash) > ($1.exportDate ?? "", $1.contentHash) })
     }
-}
-
-/// One finished import, as the importer's report stored it (no health value: counts and the export's date).
-public struct ImportRecord: Codable, Sendable, Hashable {
-    public var contentHash: String
-    /// When the export was made (the export's own `ExportDate`).
-    public var exportDate: String?
-    public var samplesInserted: Int?
-    public var workoutsInserted: Int?
-    public var bytes: Int?
-}
-
-public struct ImportsResult: Codable, Sendable, Hashable {
-    public var imports: [ImportRecord]
 }

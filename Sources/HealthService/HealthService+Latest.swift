@@ -1,43 +1,8 @@
 import Foundation
+import HealthAPI
 import HealthEngine
 import HealthModel
 import HealthStore
-
-/// The most recent sample of a type.
-///
-/// ```swift
-/// let weight = try await service.latest(LatestRequest(type: "bodyMass"))
-/// weight.value   // 72.4 (kg)
-/// ```
-public struct LatestRequest: Codable, Sendable, Hashable {
-    public var type: String?
-    public var sources: [String]?
-    public var timeZone: String?
-
-    public init(type: String? = nil, sources: [String]? = nil, timeZone: String? = nil) {
-        self.type = type; self.sources = sources; self.timeZone = timeZone
-    }
-}
-
-public struct LatestResult: Codable, Sendable, Hashable {
-    public var type: String
-    /// False when the store has no sample of the type (or this principal may not read it).
-    public var found: Bool
-    public var value: Double?
-    public var unit: String?
-    public var category: String?
-    public var start: String?
-    public var end: String?
-    public var source: String?
-    /// Hours between the sample's end and now.
-    public var ageHours: Double?
-    public var timeZone: String
-    public var note: String?
-
-    enum CodingKeys: String, CodingKey {
-        case type, found, value, unit, category, start, end, source, ageHours = "age_hours", timeZone = "time_zone", note
-    }
-}
 
 extension HealthService {
     /// The most recent sample of a quantity or category type, with its age.
@@ -65,7 +30,7 @@ extension HealthService {
         result.end = record.end
         result.source = record.source
         result.ageHours = (clock().timeIntervalSince(sample.end) / 36).rounded() / 100
-        if type.isCumulative {
+        if type.summaryStyle == .total {
             result.note = "\(type.identifier) is cumulative: this is one sample, not a total; use a summary or today's overview for totals"
         }
         return result

@@ -1,87 +1,7 @@
 import Foundation
+import HealthAPI
 import HealthModel
 import HealthStore
-
-/// A meal, as the diet app logs it (`FoodLogRecord`): one sample per nutrient given and a food correlation linking
-/// them, written together.
-///
-/// ```swift
-/// try await service.logFood(FoodLog(logId: "meal-42", name: "Porridge", calories: 320, protein: 11, carbs: 54, fat: 6))
-/// ```
-public struct FoodLog: Codable, Sendable, Hashable {
-    public var logId: String
-    /// A date expression; default now.
-    public var loggedAt: String?
-    public var name: String
-    /// breakfast, lunch, dinner, snack… (kept as metadata).
-    public var meal: String?
-    /// kcal.
-    public var calories: Double
-    /// Grams.
-    public var protein: Double
-    public var carbs: Double
-    public var fat: Double
-    public var fiber: Double?
-    public var sugar: Double?
-    /// Milligrams, as on food labels.
-    public var sodium: Double?
-    /// Milligrams.
-    public var cholesterol: Double?
-    /// Grams.
-    public var saturatedFat: Double?
-    /// Greater than the stored version to replace a logged meal; default 1.
-    public var syncVersion: Int?
-
-    public init(logId: String, loggedAt: String? = nil, name: String, meal: String? = nil, calories: Double,
-                protein: Double, carbs: Double, fat: Double, fiber: Double? = nil, sugar: Double? = nil,
-                sodium: Double? = nil, cholesterol: Double? = nil, saturatedFat: Double? = nil, syncVersion: Int? = nil) {
-        self.logId = logId; self.loggedAt = loggedAt; self.name = name; self.meal = meal; self.calories = calories
-        self.protein = protein; self.carbs = carbs; self.fat = fat; self.fiber = fiber; self.sugar = sugar
-        self.sodium = sodium; self.cholesterol = cholesterol; self.saturatedFat = saturatedFat
-        self.syncVersion = syncVersion
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case logId = "log_id", loggedAt = "logged_at", name, meal, calories, protein, carbs, fat, fiber, sugar, sodium
-        case cholesterol, saturatedFat = "saturated_fat", syncVersion = "sync_version"
-    }
-
-    /// The nutrients given, as samples of their types (sodium and cholesterol in mg).
-    var nutrients: [(type: String, value: Double, unit: String)] {
-        var list: [(String, Double, String)] = [("dietaryEnergyConsumed", calories, "kcal"), ("dietaryProtein", protein, "g"),
-                                               ("dietaryCarbohydrates", carbs, "g"), ("dietaryFatTotal", fat, "g")]
-        if let fiber { list.append(("dietaryFiber", fiber, "g")) }
-        if let sugar { list.append(("dietarySugar", sugar, "g")) }
-        if let sodium { list.append(("dietarySodium", sodium, "mg")) }
-        if let cholesterol { list.append(("dietaryCholesterol", cholesterol, "mg")) }
-        if let saturatedFat { list.append(("dietaryFatSaturated", saturatedFat, "g")) }
-        return list
-    }
-}
-
-/// A workout, as an agent logs one: activity by name, start, end, energy, distance.
-public struct WorkoutLog: Codable, Sendable, Hashable {
-    /// Any HealthKit activity name, any case, or a short one (run, walk, cycle, swim, hike, strength…).
-    public var activity: String
-    public var start: String
-    public var end: String
-    /// kcal.
-    public var energy: Double?
-    /// A distance with its unit (`5km`, `3.1 mi`, `800m`).
-    public var distance: String?
-    public var logId: String?
-    public var syncVersion: Int?
-
-    public init(activity: String, start: String, end: String, energy: Double? = nil, distance: String? = nil,
-                logId: String? = nil, syncVersion: Int? = nil) {
-        self.activity = activity; self.start = start; self.end = end; self.energy = energy; self.distance = distance
-        self.logId = logId; self.syncVersion = syncVersion
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case activity, start, end, energy, distance, logId = "log_id", syncVersion = "sync_version"
-    }
-}
 
 extension HealthService {
     /// Logs a meal: a sample per nutrient and an `HKCorrelationTypeIdentifierFood` correlation, in one transaction.
@@ -129,18 +49,38 @@ extension HealthService {
         return try await commit(samples: samples, correlations: [correlation], deletions: stale)
     }
 
-    /// Logs a weight (`bodyMass`), default in kg.
-    public func logWeight(_ value: Double, unit: String? = nil, at: String? = nil, logId: String? = nil,
-                          syncId: String? = nil, syncVersion: Int? = nil) async throws -> WriteResult {
-        try await save([SampleInput(type: "bodyMass", value: value, unit: unit ?? "kg", start: at, logId: logId,
-                                    syncId: syncId, syncVersion: syncVersion)])
+    /// Logs one quantity of any writable type (``SampleType/isWritable``), or of a diet-app verb (`water`,
+    /// `weight`): the unit must be one of the type's entry units (default the first), the metadata what the registry
+    /// allows for it; then the write is checked as every write is (grants, dates, bounds in the canonical unit).
+    ///
+    /// ```swift
+    /// try await service.acting(as: .mcp()).log(QuantityLog(type: "weight", value: 160, unit: "lb"))
+    /// ```
+    public func log(_ request: QuantityLog) async throws -> WriteResult {
+        guard let name = DateRange.nonEmpty(request.type) else {
+            throw HealthError(.invalidArgument, "type is required: a writable type (\(SampleTypeRegistry.writableTypes.map(\.identifier).joined(separator: ", "))) or \(SampleTypeRegistry.logShortcuts.keys.sorted().joined(separator: ", "))")
+        }
+        let type = try SampleTypeRegistry.loggable(name)
+        try await authorizeWrite(type.identifier)
+        let unit = try type.entryUnit(request.unit)
+        let metadata = try type.normalizedMetadata(request.metadata ?? [:], strict: true)
+        return try await save([SampleInput(type: type.identifier, value: request.value, unit: unit.unit, start: request.at,
+                                           metadata: metadata.isEmpty ? nil : metadata, logId: request.logId,
+                                           syncId: request.syncId, syncVersion: request.syncVersion)])
     }
 
-    /// Logs water drunk (`dietaryWater`), default in mL.
+    /// Logs a weight (`bodyMass`), default in kg: the `weight` shortcut of ``log(_:)``.
+    public func logWeight(_ value: Double, unit: String? = nil, at: String? = nil, logId: String? = nil,
+                          syncId: String? = nil, syncVersion: Int? = nil) async throws -> WriteResult {
+        try await log(QuantityLog(type: "weight", value: value, unit: unit, at: at, logId: logId, syncId: syncId,
+                                  syncVersion: syncVersion))
+    }
+
+    /// Logs water drunk (`dietaryWater`), default in mL: the `water` shortcut of ``log(_:)``.
     public func logWater(_ value: Double, unit: String? = nil, at: String? = nil, logId: String? = nil,
                          syncId: String? = nil, syncVersion: Int? = nil) async throws -> WriteResult {
-        try await save([SampleInput(type: "dietaryWater", value: value, unit: unit ?? "mL", start: at, logId: logId,
-                                    syncId: syncId, syncVersion: syncVersion)])
+        try await log(QuantityLog(type: "water", value: value, unit: unit, at: at, logId: logId, syncId: syncId,
+                                  syncVersion: syncVersion))
     }
 
     /// Logs a workout. An unknown activity is an error listing close names, never a guess.

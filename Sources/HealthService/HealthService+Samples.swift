@@ -1,76 +1,8 @@
 import Foundation
+import HealthAPI
 import HealthEngine
 import HealthModel
 import HealthStore
-
-/// Raw samples of one type, paged.
-///
-/// ```swift
-/// let page = try await service.samples(SamplesRequest(type: "heartRate", start: "today", limit: 50))
-/// ```
-public struct SamplesRequest: Codable, Sendable, Hashable {
-    /// A type identifier, with or without its HealthKit prefix. Required unless `cursor` is given.
-    public var type: String?
-    /// Default `7d`. See ``DateRange``.
-    public var start: String?
-    public var end: String?
-    /// Samples per page, 1…5,000, default 100.
-    public var limit: Int?
-    /// Oldest first; default newest first.
-    public var ascending: Bool?
-    /// Only samples of these sources (names or keys).
-    public var sources: [String]?
-    /// IANA zone of the dates in the result; default the home zone.
-    public var timeZone: String?
-    /// Quantities in this unit (`kcal`, `lb`, `km`, …) instead of the type's own.
-    public var unit: String?
-    /// `next_cursor` of the previous page: the other fields are then taken from it (but `limit`, which may still
-    /// change the page size).
-    public var cursor: String?
-
-    public init(type: String? = nil, start: String? = nil, end: String? = nil, limit: Int? = nil,
-                ascending: Bool? = nil, sources: [String]? = nil, timeZone: String? = nil, unit: String? = nil,
-                cursor: String? = nil) {
-        self.type = type; self.start = start; self.end = end; self.limit = limit; self.ascending = ascending
-        self.sources = sources; self.timeZone = timeZone; self.unit = unit; self.cursor = cursor
-    }
-
-    public static let maxLimit = 5_000
-    public static let defaultLimit = 100
-}
-
-/// A page of samples.
-public struct SamplesResult: Codable, Sendable, Hashable {
-    public var type: String
-    /// The unit of every value (quantity types).
-    public var unit: String?
-    public var timeZone: String
-    public var start: String
-    public var end: String
-    /// `desc` (newest first) or `asc`.
-    public var order: String
-    public var count: Int
-    public var samples: [SampleRecord]
-    public var hasMore: Bool
-    public var nextCursor: String?
-
-    enum CodingKeys: String, CodingKey {
-        case type, unit, timeZone = "time_zone", start, end, order, count, samples, hasMore = "has_more"
-        case nextCursor = "next_cursor"
-    }
-}
-
-/// One sample: a quantity in its type's unit, or a category by name.
-public struct SampleRecord: Codable, Sendable, Hashable {
-    public var uuid: String
-    public var start: String
-    public var end: String
-    public var value: Double?
-    public var unit: String?
-    public var category: String?
-    public var source: String
-    public var metadata: [String: String]?
-}
 
 extension HealthService {
     struct SamplesState: Codable {
@@ -138,16 +70,35 @@ extension HealthService {
         return result
     }
 
-    /// A sample as results show it: quantities in the type's canonical unit (`bpm` for heart rates), categories by
-    /// name, dates in this service's zone.
-    func record(_ sample: HealthSample, type: SampleType, unit: HealthUnit? = nil) throws -> SampleRecord {
-        var wire = try wireSample(sample, type: type)
-        if let unit, case .quantity(let value, let recorded) = sample.value {
-            wire.value = try HealthUnit.parse(recorded).convert(value, to: unit)
-            wire.unit = Self.wireUnit(unit.description)
+    /// A stored sample as results show it: quantities in the type's canonical unit (`bpm` for heart rates) or in
+    /// `unit`, categories by name, dates in this service's zone. Adapters that speak another dialect (the OpenClaw
+    /// node's `health.update`) map this record.
+    ///
+    /// ```swift
+    /// let record = try service.record(sample, type: try SampleTypeRegistry.resolve("heartRate"))
+    /// record.unit   // "bpm"
+    /// ```
+    public func record(_ sample: HealthSample, type: SampleType, unit: HealthUnit? = nil) throws -> SampleRecord {
+        var value: Double?, valueUnit: String?, category: String?
+        switch sample.value {
+        case .quantity(let recorded, let recordedUnit):
+            if let unit {
+                value = try HealthUnit.parse(recordedUnit).convert(recorded, to: unit)
+                valueUnit = Self.wireUnit(unit.description)
+            } else if let canonical = type.canonicalUnit {
+                value = try HealthUnit.parse(recordedUnit).convert(recorded, to: HealthUnit.parse(canonical))
+                valueUnit = Self.wireUnit(canonical)
+            } else {
+                value = recorded
+                valueUnit = recordedUnit
+            }
+        case .category(let raw):
+            category = Self.categoryName(raw, type: type)
+        case .none:
+            break
         }
-        return SampleRecord(uuid: sample.uuid.uuidString, start: wire.dateISO, end: wire.endDateISO ?? wire.dateISO,
-                            value: wire.value, unit: wire.unit, category: wire.category, source: sample.source.name,
+        return SampleRecord(uuid: sample.uuid.uuidString, start: iso(sample.start), end: iso(sample.end),
+                            value: value, unit: valueUnit, category: category, source: sample.source.name,
                             metadata: sample.metadata.isEmpty ? nil : sample.metadata)
     }
 
@@ -167,26 +118,6 @@ extension HealthService {
         return type.canonicalUnit.map(wireUnit)
     }
 
-    /// A sample in the OpenClaw wire form: quantities in the type's canonical unit, categories by name.
-    public func wireSample(_ sample: HealthSample, type: SampleType) throws -> OpenClawHealthSample {
-        var wire = OpenClawHealthSample(dateISO: iso(sample.start), endDateISO: iso(sample.end), source: sample.source.name)
-        switch sample.value {
-        case .quantity(let value, let unit):
-            if let canonical = type.canonicalUnit {
-                wire.value = try HealthUnit.parse(unit).convert(value, to: HealthUnit.parse(canonical))
-                wire.unit = Self.wireUnit(canonical)
-            } else {
-                wire.value = value
-                wire.unit = unit
-            }
-        case .category(let raw):
-            wire.category = Self.categoryName(raw, type: type)
-        case .none:
-            break
-        }
-        return wire
-    }
-
     /// The plan's unit names: `bpm` for beats per minute, HKUnit strings otherwise.
     public static func wireUnit(_ unit: String) -> String {
         unit == "count/min" ? "bpm" : unit
@@ -195,7 +126,7 @@ extension HealthService {
     /// The plan's category names for sleep (`inBed`, `asleep`, `awake`, `core`, `deep`, `rem`), the registry's
     /// short names for other types, the raw value for unknown values.
     public static func categoryName(_ raw: Int, type: SampleType) -> String {
-        if type.identifier == "sleepAnalysis" {
+        if type.categoryHandling == .sleepStages {
             switch raw {
             case 0: return "inBed"
             case 1: return "asleep"

@@ -1,73 +1,8 @@
 import Foundation
+import HealthAPI
 import HealthEngine
 import HealthModel
 import HealthStore
-
-/// Sleep per night, attributed to the day the person woke up.
-///
-/// ```swift
-/// let week = try await service.sleep(SleepRequest(start: "7d"))
-/// week.nights.last?.asleepMinutes   // 431.5
-/// ```
-public struct SleepRequest: Codable, Sendable, Hashable {
-    /// Default `7d`: the nights ending on each of the last seven days, today's included. The range selects wake-up
-    /// days (see ``DateRange/days(in:)``): an end at midnight leaves that day's night out.
-    public var start: String?
-    public var end: String?
-    public var timeZone: String?
-    public var cursor: String?
-
-    public init(start: String? = nil, end: String? = nil, timeZone: String? = nil, cursor: String? = nil) {
-        self.start = start; self.end = end; self.timeZone = timeZone; self.cursor = cursor
-    }
-
-    /// Wake-up days per page.
-    public static let pageDays = 366
-}
-
-public struct SleepResult: Codable, Sendable, Hashable {
-    public var timeZone: String
-    public var start: String
-    public var end: String
-    /// Nights with data in this page.
-    public var count: Int
-    public var nights: [SleepNightRecord]
-    /// Average over the nights of this page.
-    public var averageAsleepMinutes: Double?
-    public var merged: Bool
-    public var mergeNote: String
-    public var hasMore: Bool
-    public var nextCursor: String?
-
-    enum CodingKeys: String, CodingKey {
-        case timeZone = "time_zone", start, end, count, nights, averageAsleepMinutes = "average_asleep_minutes"
-        case merged, mergeNote = "merge_note", hasMore = "has_more", nextCursor = "next_cursor"
-    }
-}
-
-/// One night. Minutes to a tenth.
-public struct SleepNightRecord: Codable, Sendable, Hashable {
-    /// The wake-up day, `YYYY-MM-DD`.
-    public var date: String
-    public var bedtime: String?
-    public var wakeTime: String?
-    public var inBedMinutes: Double
-    /// Core + deep + REM + unspecified.
-    public var asleepMinutes: Double
-    public var coreMinutes: Double
-    public var deepMinutes: Double
-    public var remMinutes: Double
-    /// Asleep without a stage (older devices).
-    public var unspecifiedMinutes: Double
-    public var awakeMinutes: Double
-    public var sources: [String]
-
-    enum CodingKeys: String, CodingKey {
-        case date, bedtime, wakeTime = "wake_time", inBedMinutes = "in_bed_minutes", asleepMinutes = "asleep_minutes"
-        case coreMinutes = "core_minutes", deepMinutes = "deep_minutes", remMinutes = "rem_minutes"
-        case unspecifiedMinutes = "unspecified_minutes", awakeMinutes = "awake_minutes", sources
-    }
-}
 
 extension HealthService {
     struct SleepState: Codable {

@@ -1,139 +1,8 @@
 import Foundation
+import HealthAPI
 import HealthEngine
 import HealthModel
 import HealthStore
-
-/// HealthKit-accurate statistics of one type per interval.
-///
-/// ```swift
-/// let week = try await service.summary(SummaryRequest(type: "stepCount", start: "2024-05-06", end: "2024-05-13"))
-/// ```
-public struct SummaryRequest: Codable, Sendable, Hashable {
-    /// Required unless `cursor` is given.
-    public var type: String?
-    /// Default `7d`. See ``DateRange``.
-    public var start: String?
-    public var end: String?
-    /// `minute`, `hour`, `day` (default), `week` (from Monday), `month`, `year`, with an optional count (`15minute`,
-    /// `2week`), or `total` for one bucket over the whole range.
-    public var interval: String?
-    /// `sum` (cumulative types), `average`, `min`, `max`, `most_recent` (discrete), `duration` (category); default
-    /// all that apply.
-    public var statistics: [String]?
-    public var timeZone: String?
-    /// Also each source's own series, unmerged.
-    public var bySource: Bool?
-    /// Only these sources.
-    public var sources: [String]?
-    /// Leave out buckets without data.
-    public var skipEmpty: Bool?
-    /// Values in this unit instead of the type's own (`kcal`, `kJ`, `lb`, `mi`, …).
-    public var unit: String?
-    /// Buckets per page, 1…100,000; default about 1,000 values per page.
-    public var limit: Int?
-    public var cursor: String?
-    /// Cumulative types: which source won — each source's part of the merged sum (per bucket and over the
-    /// result) beside its own unmerged total. See ``SummaryResult/contributions``.
-    public var contributions: Bool?
-
-    public init(type: String? = nil, start: String? = nil, end: String? = nil, interval: String? = nil,
-                statistics: [String]? = nil, timeZone: String? = nil, bySource: Bool? = nil, sources: [String]? = nil,
-                skipEmpty: Bool? = nil, unit: String? = nil, limit: Int? = nil, cursor: String? = nil,
-                contributions: Bool? = nil) {
-        self.type = type; self.start = start; self.end = end; self.interval = interval; self.statistics = statistics
-        self.timeZone = timeZone; self.bySource = bySource; self.sources = sources; self.skipEmpty = skipEmpty
-        self.unit = unit; self.limit = limit; self.cursor = cursor; self.contributions = contributions
-    }
-
-    public static let maxLimit = 100_000
-}
-
-/// Statistics per bucket.
-public struct SummaryResult: Codable, Sendable, Hashable {
-    public var type: String
-    /// The unit of every value; `min` for the durations of category types.
-    public var unit: String
-    public var interval: String
-    public var timeZone: String
-    public var start: String
-    public var end: String
-    public var statistics: [String]
-    /// True when overlapping sources were merged by priority (cumulative and category types).
-    public var merged: Bool
-    /// The priority order in force, highest first.
-    public var sourcePriority: [String]
-    /// How the values were combined across sources.
-    public var mergeNote: String
-    public var buckets: [SummaryBucket]
-    /// Cumulative types: the sum over the buckets of this page.
-    public var totalSum: Double?
-    public var bySource: [SourceSeries]?
-    /// Which source won (with `contributions`): per source, in priority order, its part of the merged total of
-    /// these buckets and its own unmerged total. The parts add up to `total_sum`; each `own_total` ≥ its part.
-    ///
-    /// ```json
-    /// [{"source": "Apple Watch", "contribution": 61200, "own_total": 61200},
-    ///  {"source": "iPhone", "contribution": 14800, "own_total": 70300}]
-    /// ```
-    public var contributions: [SourceContribution]?
-    public var hasMore: Bool
-    public var nextCursor: String?
-
-    public struct SourceSeries: Codable, Sendable, Hashable {
-        public var source: String
-        public var buckets: [SummaryBucket]
-    }
-
-    /// One source's part of a merged total and its own total.
-    public struct SourceContribution: Codable, Sendable, Hashable {
-        public var source: String
-        /// What counted after the merge.
-        public var contribution: Double
-        /// Everything the source recorded in the range, unmerged.
-        public var ownTotal: Double
-
-        public init(source: String, contribution: Double, ownTotal: Double) {
-            self.source = source; self.contribution = contribution; self.ownTotal = ownTotal
-        }
-
-        enum CodingKeys: String, CodingKey { case source, contribution, ownTotal = "own_total" }
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case type, unit, interval, timeZone = "time_zone", start, end, statistics, merged
-        case sourcePriority = "source_priority", mergeNote = "merge_note", buckets, totalSum = "total_sum"
-        case bySource = "by_source", contributions, hasMore = "has_more", nextCursor = "next_cursor"
-    }
-}
-
-/// One bucket.
-public struct SummaryBucket: Codable, Sendable, Hashable {
-    public var start: String
-    public var end: String
-    /// The bucket's first day, `YYYY-MM-DD` (day, week, month and year intervals).
-    public var date: String?
-    public var sum: Double?
-    public var average: Double?
-    public var min: Double?
-    public var max: Double?
-    public var mostRecent: Double?
-    public var mostRecentAt: String?
-    /// Category types: minutes per value, merged by priority.
-    public var durationsMinutes: [String: Double]?
-    /// Samples in the bucket, from every source, before the merge.
-    public var count: Int
-    /// Sources whose data counted, highest priority first.
-    public var sources: [String]
-    /// True when nothing was recorded in the bucket (`count` 0, no statistics): a missing day, never a 0.
-    public var noData: Bool?
-    /// With `contributions`: each source's part of `sum` after the merge, by source name.
-    public var contributions: [String: Double]?
-
-    enum CodingKeys: String, CodingKey {
-        case start, end, date, sum, average, min, max, mostRecent = "most_recent", mostRecentAt = "most_recent_at"
-        case durationsMinutes = "durations_minutes", count, sources, noData = "no_data", contributions
-    }
-}
 
 extension HealthService {
     static let statisticOptions: [String: StatisticsOption] = [
@@ -157,15 +26,7 @@ extension HealthService {
     /// The statistics a type supports, by their wire names: `sum` for cumulative types, `average`, `min`, `max`,
     /// `most_recent` for discrete ones, `duration` for category types but sleep (which has sleep nights).
     public static func statisticNames(for type: SampleType) -> [String] {
-        switch type.kind {
-        case .quantity:
-            switch type.aggregation {
-            case .cumulative: return ["sum"]
-            case .discrete, nil: return ["average", "min", "max", "most_recent"]
-            }
-        case .category: return type.identifier == "sleepAnalysis" ? [] : ["duration"]
-        case .correlation, .workout: return []
-        }
+        type.summaryStyle.statistics
     }
 
     struct SummaryState: Codable {
@@ -219,8 +80,9 @@ extension HealthService {
         let zone = service.homeTimeZone
         let type = try await resolveType(state.type)
         state.type = type.identifier
-        if type.identifier == "sleepAnalysis" {
-            throw HealthError(.noSummary, "sleepAnalysis is summarized per night: use sleep nights (sleep_nights, `healthbridge sleep`, health.sleep, /api/v1/health/sleep) for bedtime, wake time, asleep, deep, REM, core and awake")
+        if type.summaryStyle == .nights {
+            throw HealthError(.noSummary, "\(type.identifier) is summarized per night: use sleep nights for bedtime, wake time, asleep, deep, REM, core and awake",
+                              argument: "type", hint: .sleepNights)
         }
         let allowed = Self.statisticNames(for: type)
         guard !allowed.isEmpty else {
@@ -280,7 +142,7 @@ extension HealthService {
             if limit < state.end { pageEnd = limit; nextIndex = first + state.size }
         }
         var statistics = try await engine.statistics(StatisticsRequest(
-            type: type.identifier, start: pageStart, end: pageEnd, interval: interval,
+            type: type, start: pageStart, end: pageEnd, interval: interval,
             anchor: interval == nil ? nil : anchor, timeZone: zone, options: options,
             separateBySource: state.bySource || contributions, includeEmpty: !state.skipEmpty, unit: state.unit,
             sources: state.sources, contributions: contributions))

@@ -1,34 +1,8 @@
 import Foundation
+import HealthAPI
 import HealthEngine
 import HealthModel
 import HealthStore
-
-/// Today so far in the home zone.
-public struct TodayResult: Codable, Sendable, Hashable {
-    /// `YYYY-MM-DD`.
-    public var date: String
-    public var timeZone: String
-    public var start: String
-    public var now: String
-    /// Merged by source priority.
-    public var steps: Double?
-    public var stepsSourcePriority: [String]
-    public var activeEnergyKcal: Double?
-    /// The most recent resting heart rate today.
-    public var restingHeartRateBpm: Double?
-    /// Last night: the night ending today.
-    public var sleep: SleepNightRecord?
-    public var workouts: [WorkoutRecord]
-    public var workoutCount: Int
-    public var workoutMinutes: Double
-    public var merged: Bool
-
-    enum CodingKeys: String, CodingKey {
-        case date, timeZone = "time_zone", start, now, steps, stepsSourcePriority = "steps_source_priority"
-        case activeEnergyKcal = "active_energy_kcal", restingHeartRateBpm = "resting_heart_rate_bpm", sleep, workouts
-        case workoutCount = "workout_count", workoutMinutes = "workout_minutes", merged
-    }
-}
 
 extension HealthService {
     /// Today so far: steps and active energy merged by priority, the latest resting heart rate, last night's sleep,
@@ -41,16 +15,16 @@ extension HealthService {
     public func today() async throws -> TodayResult {
         let now = clock()
         let start = calendar.startOfDay(for: now)
-        let grants = try await grants(for: principal).read
+        let grants = try await readGrant()   // paused sharing refuses paired devices and apps first
         func total(_ type: String) async throws -> Double? {
             guard grants.allows(type) else { return nil }
-            return try await engine.statistics(StatisticsRequest(type: type, start: start, end: now,
+            return try await engine.statistics(StatisticsRequest(type: SampleTypeRegistry.resolve(type), start: start, end: now,
                                                                  timeZone: homeTimeZone)).buckets.first?.sum
         }
         let steps = try await total("stepCount")
         let energy = try await total("activeEnergyBurned")
         let resting = grants.allows("restingHeartRate")
-            ? try await engine.statistics(StatisticsRequest(type: "restingHeartRate", start: start, end: now,
+            ? try await engine.statistics(StatisticsRequest(type: SampleTypeRegistry.resolve("restingHeartRate"), start: start, end: now,
                                                             timeZone: homeTimeZone, options: [.mostRecent]))
                 .buckets.first?.mostRecent
             : nil

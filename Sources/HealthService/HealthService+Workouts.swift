@@ -1,203 +1,8 @@
 import Foundation
+import HealthAPI
 import HealthEngine
 import HealthModel
 import HealthStore
-
-/// Workouts between two dates.
-///
-/// ```swift
-/// let runs = try await service.workouts(WorkoutsRequest(activityTypes: ["running"], limit: 1))
-/// ```
-public struct WorkoutsRequest: Codable, Sendable, Hashable {
-    /// HealthKit activity names (`running`, `walking`, `cycling`, …), any case.
-    public var activityTypes: [String]?
-    /// Default `30d`.
-    public var start: String?
-    public var end: String?
-    /// 1…500, default 50.
-    public var limit: Int?
-    public var ascending: Bool?
-    public var timeZone: String?
-    public var cursor: String?
-
-    public init(activityTypes: [String]? = nil, start: String? = nil, end: String? = nil, limit: Int? = nil,
-                ascending: Bool? = nil, timeZone: String? = nil, cursor: String? = nil) {
-        self.activityTypes = activityTypes; self.start = start; self.end = end; self.limit = limit
-        self.ascending = ascending; self.timeZone = timeZone; self.cursor = cursor
-    }
-
-    public static let maxLimit = 500
-}
-
-public struct WorkoutsResult: Codable, Sendable, Hashable {
-    public var timeZone: String
-    public var start: String
-    public var end: String
-    public var count: Int
-    public var workouts: [WorkoutRecord]
-    public var hasMore: Bool
-    public var nextCursor: String?
-
-    enum CodingKeys: String, CodingKey {
-        case timeZone = "time_zone", start, end, count, workouts, hasMore = "has_more", nextCursor = "next_cursor"
-    }
-}
-
-/// A workout in a list.
-public struct WorkoutRecord: Codable, Sendable, Hashable {
-    public var uuid: String
-    public var activityType: String
-    public var start: String
-    public var end: String
-    /// Active time (pauses excluded), to a tenth of a minute.
-    public var durationMinutes: Double
-    public var distanceKm: Double?
-    /// Active energy.
-    public var energyKcal: Double?
-    public var source: String
-    /// GPS points recorded (0: no route).
-    public var routePointCount: Int
-
-    /// Average pace over the active time, whole seconds per kilometre; nil without a distance of at least 10 m or
-    /// a duration, or when slower than 100 h/km (not a pace worth showing).
-    public var paceSecondsPerKm: Int? {
-        guard let km = distanceKm, km > 0.01, durationMinutes > 0 else { return nil }
-        guard let seconds = (durationMinutes * 60 / km).checkedInt(), seconds < 100 * 3600 else { return nil }
-        return seconds
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case uuid, activityType = "activity_type", start, end, durationMinutes = "duration_minutes"
-        case distanceKm = "distance_km", energyKcal = "energy_kcal", source, routePointCount = "route_point_count"
-    }
-}
-
-/// One workout in detail.
-public struct WorkoutRequest: Codable, Sendable, Hashable {
-    public var uuid: String?
-    /// First route point to return (default 0).
-    public var routeOffset: Int?
-    /// Route points to return, 0…5,000 (default 100; 0 for the summary only).
-    public var routeLimit: Int?
-    public var timeZone: String?
-
-    public init(uuid: String? = nil, routeOffset: Int? = nil, routeLimit: Int? = nil, timeZone: String? = nil) {
-        self.uuid = uuid; self.routeOffset = routeOffset; self.routeLimit = routeLimit; self.timeZone = timeZone
-    }
-
-    public static let maxRouteLimit = 5_000
-}
-
-public struct WorkoutDetail: Codable, Sendable, Hashable {
-    public var workout: WorkoutRecord
-    public var timeZone: String
-    public var metadata: [String: String]
-    public var events: [Event]
-    public var statistics: [Statistic]
-    public var route: RouteSummary?
-    public var routePoints: [RoutePointRecord]
-    public var routeOffset: Int
-    /// Present when more route points follow: pass it as `routeOffset`.
-    public var nextRouteOffset: Int?
-
-    public struct Event: Codable, Sendable, Hashable {
-        /// pause, resume, lap, marker, motionPaused, motionResumed, segment.
-        public var type: String
-        public var date: String
-        public var durationSeconds: Double?
-        enum CodingKeys: String, CodingKey { case type, date, durationSeconds = "duration_seconds" }
-    }
-
-    public struct Statistic: Codable, Sendable, Hashable {
-        public var type: String
-        public var sum: Double?
-        public var average: Double?
-        public var min: Double?
-        public var max: Double?
-        public var unit: String?
-    }
-
-    /// The route as a whole: distance along the track, elevation gain (5 m hysteresis), bounds, pace.
-    public struct RouteSummary: Codable, Sendable, Hashable {
-        public var pointCount: Int
-        public var start: String
-        public var end: String
-        public var distanceKm: Double?
-        public var elevationGainM: Double?
-        public var minElevationM: Double?
-        public var maxElevationM: Double?
-        public var averageSpeedMps: Double?
-        public var paceMinPerKm: Double?
-        public var bounds: Bounds?
-
-        public struct Bounds: Codable, Sendable, Hashable {
-            public var minLatitude: Double
-            public var maxLatitude: Double
-            public var minLongitude: Double
-            public var maxLongitude: Double
-            enum CodingKeys: String, CodingKey {
-                case minLatitude = "min_latitude", maxLatitude = "max_latitude"
-                case minLongitude = "min_longitude", maxLongitude = "max_longitude"
-            }
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case pointCount = "point_count", start, end, distanceKm = "distance_km", elevationGainM = "elevation_gain_m"
-            case minElevationM = "min_elevation_m", maxElevationM = "max_elevation_m"
-            case averageSpeedMps = "average_speed_mps", paceMinPerKm = "pace_min_per_km", bounds
-        }
-    }
-
-    public struct RoutePointRecord: Codable, Sendable, Hashable {
-        public var time: String
-        public var latitude: Double
-        public var longitude: Double
-        public var elevationM: Double?
-        public var speedMps: Double?
-        enum CodingKeys: String, CodingKey {
-            case time, latitude, longitude, elevationM = "elevation_m", speedMps = "speed_mps"
-        }
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case timeZone = "time_zone", metadata, events, statistics, route, routePoints = "route_points"
-        case routeOffset = "route_offset", nextRouteOffset = "next_route_offset"
-    }
-
-    // The workout's own fields are at the top level, beside the details.
-    public init(from decoder: any Decoder) throws {
-        workout = try WorkoutRecord(from: decoder)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        timeZone = try container.decode(String.self, forKey: .timeZone)
-        metadata = try container.decode([String: String].self, forKey: .metadata)
-        events = try container.decode([Event].self, forKey: .events)
-        statistics = try container.decode([Statistic].self, forKey: .statistics)
-        route = try container.decodeIfPresent(RouteSummary.self, forKey: .route)
-        routePoints = try container.decode([RoutePointRecord].self, forKey: .routePoints)
-        routeOffset = try container.decode(Int.self, forKey: .routeOffset)
-        nextRouteOffset = try container.decodeIfPresent(Int.self, forKey: .nextRouteOffset)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        try workout.encode(to: encoder)
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(timeZone, forKey: .timeZone)
-        try container.encode(metadata, forKey: .metadata)
-        try container.encode(events, forKey: .events)
-        try container.encode(statistics, forKey: .statistics)
-        try container.encodeIfPresent(route, forKey: .route)
-        try container.encode(routePoints, forKey: .routePoints)
-        try container.encode(routeOffset, forKey: .routeOffset)
-        try container.encodeIfPresent(nextRouteOffset, forKey: .nextRouteOffset)
-    }
-
-    init(workout: WorkoutRecord, timeZone: String, metadata: [String: String], events: [Event], statistics: [Statistic],
-         route: RouteSummary?, routePoints: [RoutePointRecord], routeOffset: Int, nextRouteOffset: Int? = nil) {
-        self.workout = workout; self.timeZone = timeZone; self.metadata = metadata; self.events = events
-        self.statistics = statistics; self.route = route; self.routePoints = routePoints; self.routeOffset = routeOffset
-        self.nextRouteOffset = nextRouteOffset
-    }
-}
 
 extension HealthService {
     struct WorkoutsState: Codable {
@@ -277,7 +82,7 @@ extension HealthService {
             route: nil, routePoints: [], routeOffset: offset)
         if routes, let route = workout.routes.first {
             // The summary reads every point as columns; only the page's points become values.
-            let all = try await store.routeColumns(route.uuid, offset: 0, limit: .max)
+            let all = try await bulk.routeColumns(route.uuid, offset: 0, limit: .max)
             detail.route = service.routeSummary(RouteSummary(all), route: route)
             let end = min(all.count, offset + limit)
             if offset < end {
@@ -364,13 +169,5 @@ extension HealthService {
                   maxLongitude: $0.maxLongitude)
         }
         return result
-    }
-}
-
-extension WorkoutDetail.RouteSummary {
-    init(pointCount: Int, start: String, end: String) {
-        self.pointCount = pointCount
-        self.start = start
-        self.end = end
     }
 }

@@ -1,65 +1,8 @@
 import Foundation
+import HealthAPI
 import HealthEngine
 import HealthModel
 import HealthStore
-
-/// One sample to write: a quantity (`value` + `unit`) or a category (`category` by name).
-///
-/// ```swift
-/// SampleInput(type: "bodyMass", value: 72.4, unit: "kg", start: "2024-05-01T07:30:00Z", logId: "w-1")
-/// ```
-public struct SampleInput: Codable, Sendable, Hashable {
-    public var type: String?
-    public var value: Double?
-    /// Any unit compatible with the type's (`kg`, `lb`, `kcal`, `kJ`, `mL`, `fl_oz_us`…); default the type's own.
-    public var unit: String?
-    /// Category types: the value's name (`asleepDeep`, `stood`…).
-    public var category: String?
-    /// A date expression; default now.
-    public var start: String?
-    /// Default the start.
-    public var end: String?
-    public var metadata: [String: String]?
-    /// The writer's id for the entry: deletes find it; writing it again changes nothing (see `syncVersion`).
-    public var logId: String?
-    /// HealthKit's `HKMetadataKeySyncIdentifier`: a later write with a greater `syncVersion` replaces the object;
-    /// an equal or lower one changes nothing and answers the stored object's UUID.
-    public var syncId: String?
-    public var syncVersion: Int?
-    /// `HKWasUserEntered`: typed in by the person (default true for the owner's CLI, false otherwise).
-    public var userEntered: Bool?
-
-    public init(type: String? = nil, value: Double? = nil, unit: String? = nil, category: String? = nil,
-                start: String? = nil, end: String? = nil, metadata: [String: String]? = nil, logId: String? = nil,
-                syncId: String? = nil, syncVersion: Int? = nil, userEntered: Bool? = nil) {
-        self.type = type; self.value = value; self.unit = unit; self.category = category; self.start = start
-        self.end = end; self.metadata = metadata; self.logId = logId; self.syncId = syncId
-        self.syncVersion = syncVersion; self.userEntered = userEntered
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case type, value, unit, category, start, end, metadata, logId = "log_id", syncId = "sync_id"
-        case syncVersion = "sync_version", userEntered = "user_entered"
-    }
-}
-
-/// What a write did.
-public struct WriteResult: Codable, Sendable, Hashable {
-    /// The objects the request stands for, new or already stored, in the order asked (a meal: its nutrients, then
-    /// the food correlation).
-    public var objects: [WrittenObject]
-    public var inserted: Int
-    public var replaced: Int
-    /// Already stored: a retry, or a sync version not greater than the stored one.
-    public var unchanged: Int
-    /// The change feed's anchor after the write.
-    public var anchor: String
-
-    public struct WrittenObject: Codable, Sendable, Hashable {
-        public var uuid: String
-        public var type: String
-    }
-}
 
 extension HealthService {
     /// The largest batch of samples one write takes.
@@ -119,7 +62,11 @@ extension HealthService {
             }
             guard number.isFinite else { throw HealthError(.invalidArgument, "value must be a finite number") }
             let canonical = type.canonicalUnit ?? input.unit ?? "count"
-            let given = try HealthUnit.parse(DateRange.nonEmpty(input.unit).map { $0 == "bpm" ? "count/min" : $0 } ?? canonical)
+            // An entry unit's name (glucose's mmol/L) stands for its HKUnit string.
+            let spelled = DateRange.nonEmpty(input.unit).map { name in
+                type.entryUnits.first { $0.name == name }?.unit ?? (name == "bpm" ? "count/min" : name)
+            }
+            let given = try HealthUnit.parse(spelled ?? canonical)
             let converted = try given.convert(number, to: HealthUnit.parse(canonical))
             try type.checkValue(converted)
             value = .quantity(converted, unit: canonical)
@@ -134,7 +81,7 @@ extension HealthService {
         case .correlation, .workout:
             throw HealthError(.invalidType, "\(type.identifier) is a \(type.kind.rawValue) type: log food or a workout with their own writes")
         }
-        var metadata = defaultMetadata.merging(input.metadata ?? [:]) { own, _ in own }
+        var metadata = defaultMetadata.merging(try type.normalizedMetadata(input.metadata ?? [:], strict: false)) { own, _ in own }
         guard metadata.count <= 64, metadata.allSatisfy({ $0.key.utf8.count <= 128 && $0.value.utf8.count <= 4_096 }) else {
             throw HealthError(.invalidArgument, "metadata: at most 64 entries, keys of 128 and values of 4,096 bytes")
         }

@@ -1,4 +1,6 @@
 import Foundation
+import HealthAPI
+import HealthAccess
 import HealthEngine
 import HealthModel
 import HealthStore
@@ -9,7 +11,8 @@ import HealthStore
 /// wire form into a request (``SamplesRequest``, ``SummaryRequest``, ``SleepRequest``, …), call the matching method
 /// and encode its result. The service owns what they must agree on:
 /// - the use cases: samples, statistics, latest value, sleep nights, workouts and one workout with its route,
-///   activity summaries, types, sources and priority, today's overview, and the OpenClaw payloads built on them;
+///   activity summaries, types, sources and priority, today's overview, the ingest of neutral batches — in neutral
+///   results that each adapter maps to its own dialect (the OpenClaw node's payloads are the node's);
 /// - the date rules (``DateRange``), the home time zone and every default and limit;
 /// - the one error vocabulary: every failure is a ``HealthError`` with a ``HealthError/Code``;
 /// - consent: each call acts for a ``Principal`` whose grants per type and direction are checked here. A type the
@@ -22,8 +25,11 @@ import HealthStore
 /// steps.buckets.map(\.sum)   // seven daily totals, merged across iPhone and Apple Watch
 /// ```
 public struct HealthService: Sendable {
-    public let store: any HealthStore
-    public let engine: HealthEngine
+    /// The store, narrow (``HealthStore``: what HealthKit can answer); never handed to an adapter.
+    let store: any HealthStore
+    let engine: HealthEngine
+    /// The store's bulk path when it has one (``BulkImportStore``), else its plain API: what ingests write through.
+    var bulk: BulkWriter { BulkWriter(store) }
     /// The zone day boundaries are taken in unless a request names another.
     public var homeTimeZone: TimeZone
     /// Injected for tests.
@@ -35,6 +41,12 @@ public struct HealthService: Sendable {
     public private(set) var client: String?
     /// Where writes and deletes are reported (``auditing(to:)``).
     public internal(set) var auditor: (any HealthAuditor)?
+    /// The access state (`export.sqlite`) of the access use cases: pairing, clients, sharing, tokens, console keys,
+    /// the audit log (``open(store:access:timeZone:clock:logger:)``). Never published: adapters call the use cases.
+    var access: AccessStore?
+    /// The sharing state read with a paired client's token (``authenticatePairedClient(token:)``), so that one
+    /// request sees one state; nil: read from ``access`` when needed.
+    var pairedSharing: SharingState?
 
     public static let homeTimeZoneSetting = "home_time_zone"
 
@@ -111,18 +123,20 @@ public struct HealthService: Sendable {
     /// (a type it may not read is never named).
     func resolveType(_ name: String?, argument: String = "type") async throws -> SampleType {
         guard let name = DateRange.nonEmpty(name)?.trimmingCharacters(in: .whitespaces) else {
-            throw HealthError(.invalidArgument, "\(argument) is required: a type such as stepCount, heartRate or bodyMass (list_types / `healthbridge types` give the types present)")
+            throw HealthError(.invalidArgument, "\(argument) is required: a type such as stepCount, heartRate or bodyMass",
+                              argument: argument, hint: .listTypes)
         }
         do {
             return try await engine.resolveType(name)
         } catch let error as HealthError where error.code == .invalidType {
             if error.message.contains("did you mean") {
-                throw HealthError(.invalidType, error.message + " (list_types / `healthbridge types` give the types present)")
+                throw HealthError(.invalidType, error.message, argument: argument, hint: .listTypes)
             }
             let readable = try await grants(for: principal).read
             let present = try await store.typeSummaries().filter { readable.allows($0.type) }.prefix(12).map(\.type)
             throw HealthError(.invalidType,
-                              "unknown type '\(name)'; the store has \(present.isEmpty ? "no data yet" : present.joined(separator: ", ") + (present.count == 12 ? ", …" : "")) (list_types / `healthbridge types` give them all)")
+                              "unknown type '\(name)'; the store has \(present.isEmpty ? "no data yet" : present.joined(separator: ", ") + (present.count == 12 ? ", …" : ""))",
+                              argument: argument, hint: .listTypes)
         }
     }
 
@@ -141,7 +155,8 @@ public struct HealthService: Sendable {
     /// Requires a quantity or category type (samples, latest).
     func requireSampleType(_ type: SampleType, use: String) throws(HealthError) {
         guard type.kind == .quantity || type.kind == .category else {
-            throw HealthError(.invalidType, "'\(type.identifier)' is a \(type.kind.rawValue) type; \(use) reads quantity and category types (workouts have their own use case: list_workouts, `healthbridge workouts`)")
+            throw HealthError(.invalidType, "'\(type.identifier)' is a \(type.kind.rawValue) type; \(use) reads quantity and category types",
+                              argument: "type", hint: .listWorkouts)
         }
     }
 
@@ -156,7 +171,8 @@ public struct HealthService: Sendable {
             let lowered = name.lowercased()
             if !known.contains(where: { $0.source.name.lowercased() == lowered || $0.source.key.lowercased() == lowered }) {
                 throw HealthError(.invalidArgument,
-                                  "no source named '\(name)' has \(type.identifier) samples; known: \(known.map(\.source.name).joined(separator: ", ")) (list_sources / `healthbridge sources` give them)")
+                                  "no source named '\(name)' has \(type.identifier) samples; known: \(known.map(\.source.name).joined(separator: ", "))",
+                                  argument: "sources", hint: .listSources)
             }
         }
     }
@@ -166,7 +182,8 @@ public struct HealthService: Sendable {
                       range: ClosedRange<Int>) throws(HealthError) -> Int {
         guard let value else { return defaultValue }
         guard range.contains(value) else {
-            throw HealthError(.invalidArgument, "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), got \(value)")
+            throw HealthError(.invalidArgument, "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), got \(value)",
+                              argument: name)
         }
         return value
     }

@@ -1,11 +1,41 @@
 import Foundation
 import HealthModel
 
-/// The storage abstraction every layer above talks to.
+/// The storage seam every layer above talks to: what HealthKit itself can answer.
 ///
-/// `SQLiteHealthStore` is the embedded default on every platform (a file, or memory for tests); a HealthKit-backed
-/// implementation can conform on Apple platforms. All methods are safe to call concurrently; readers are never blocked
-/// by a writer.
+/// Three stores plug in here: ``SQLiteHealthStore`` (the embedded default, a file or memory), a PostgreSQL store
+/// (many people, several app servers) and, on Apple platforms, a store over `HKHealthStore`. Each requirement names
+/// the HealthKit API it corresponds to, so that an implementer knows what to write:
+///
+/// | requirement | HealthKit |
+/// |---|---|
+/// | ``save(_:)``, ``save(workouts:)``, ``save(correlations:)`` | `HKHealthStore.save(_:)` (workouts through `HKWorkoutBuilder`) |
+/// | ``save(documents:)`` | `HKHealthStore.save(_:)` of an `HKDocumentSample`; activity summaries are read-only in HealthKit (throw) |
+/// | ``saveRoute(_:points:)`` | `HKWorkoutRouteBuilder.insertRouteData(_:)` + `finishRoute(with:metadata:)` |
+/// | ``delete(uuids:)`` | `HKHealthStore.delete(_:)` |
+/// | ``delete(matching:)`` | `HKHealthStore.deleteObjects(of:predicate:)` |
+/// | ``commit(_:)`` | the above in turn (default implementation); a store with transactions makes it atomic |
+/// | ``samples(_:)`` | `HKSampleQuery` (type, `predicateForSamples(withStart:end:options:)`, `predicateForObjects(from:)`, `predicateForObjects(withMetadataKey:allowedValues:)`, sort by start) |
+/// | ``sample(_:)`` | `HKSampleQuery` with `predicateForObject(with:)` |
+/// | ``sample(syncIdentifier:sourceKey:)`` | `HKSampleQuery` with `predicateForObjects(withMetadataKey: HKMetadataKeySyncIdentifier, allowedValues:)` and the source |
+/// | ``workouts(_:)``, ``workout(_:)`` | `HKSampleQuery` of `HKObjectType.workoutType()` (`predicateForWorkouts(with:)`) |
+/// | ``routePoints(_:offset:limit:)`` | `HKWorkoutRouteQuery` (the route's `CLLocation`s) |
+/// | ``correlations(type:start:end:limit:)`` | `HKCorrelationQuery` |
+/// | ``documents(kind:start:end:limit:)`` | `HKActivitySummaryQuery`, `HKDocumentQuery` |
+/// | ``scan(_:_:)`` | `HKSampleQuery` sorted by start, streamed: the engine computes what `HKStatisticsCollectionQuery` would (buckets, source-priority merge) itself, so a store only hands over rows |
+/// | ``typeSummaries()`` | per type, `HKSampleQuery` (limit 1, both sort orders) and `HKStatisticsQuery` (`.discreteAverage`/`.cumulativeSum` count) |
+/// | ``sources(type:)``, ``priority(type:counts:)`` | `HKSourceQuery`; the order is HealthBridge's (the Health app's Data Sources order is not public API) |
+/// | ``setPriority(type:sources:)``, ``resetPriority(type:)`` | none: kept with the settings |
+/// | ``currentAnchor()``, ``changes(since:types:limit:)`` | `HKAnchoredObjectQuery` (its `HKQueryAnchor` kept behind a local sequence number) |
+/// | ``changeNotifications()`` | `HKObserverQuery` (with `enableBackgroundDelivery(for:frequency:)`) |
+/// | ``setting(_:)``, ``settings(prefix:)``, ``updateSetting(_:_:)`` | none: **settings are HealthBridge's, not HealthKit's** (home time zone, priority orders, import records, node subscriptions); a HealthKit store keeps them in a small file or `UserDefaults` |
+///
+/// Nothing here is SQLite's: no interned ids beyond the opaque source number of ``SourceSummary/id`` and
+/// ``ScanRow/sourceID``, no packed batches, no transactions of the import's size. Those are ``BulkImportStore``'s,
+/// which a store adopts only when it has a faster path for an import; ``BulkWriter`` takes it when it is there and
+/// falls back to this protocol otherwise.
+///
+/// All methods are safe to call concurrently; readers are never blocked by a writer.
 ///
 /// ```swift
 /// let store = try SQLiteHealthStore(location: .inMemory)
@@ -18,10 +48,6 @@ public protocol HealthStore: Sendable {
     /// identifier replaces the stored sample of the same source with that identifier when its sync version is greater.
     @discardableResult
     func save(_ samples: [HealthSample]) async throws -> SaveResult
-    /// Saves a packed batch in one transaction, exactly as ``save(_:)-([HealthSample])`` saves its samples: the
-    /// bulk path of an import. The default implementation unpacks the batch.
-    @discardableResult
-    func save(_ batch: SampleBatch) async throws -> SaveResult
     @discardableResult
     func save(workouts: [HealthWorkout]) async throws -> SaveResult
     @discardableResult
@@ -30,25 +56,18 @@ public protocol HealthStore: Sendable {
     func save(documents: [HealthDocument]) async throws -> SaveResult
     /// Replaces the points of a route.
     func saveRoute(_ route: UUID, points: [RoutePoint]) async throws
-    /// Replaces the points of a route, given as columns: the bulk path of an import. The default implementation
-    /// converts them to ``RoutePoint`` values.
-    func saveRoute(_ route: UUID, columns: RoutePointColumns) async throws
     /// Deletes objects by UUID, leaving tombstones. Returns how many were deleted.
     @discardableResult
     func delete(uuids: [UUID]) async throws -> Int
-    /// Deletes the samples a predicate matches (type, range, sources, metadata key with allowed values).
+    /// Deletes the samples a predicate matches (type, range, sources, metadata key with allowed values). The default
+    /// implementation pages through ``samples(_:)`` and deletes what it found with ``delete(uuids:)``.
     @discardableResult
     func delete(matching query: SampleQuery) async throws -> Int
     /// Saves samples, correlations and workouts and deletes objects, all or nothing: one write of the service
-    /// (a meal's nutrients with their food correlation, a newer version replacing an older one).
+    /// (a meal's nutrients with their food correlation, a newer version replacing an older one). The default
+    /// implementation does the parts one after the other.
     @discardableResult
     func commit(_ transaction: StoreTransaction) async throws -> TransactionResult
-    /// Announces a run of large write transactions (an import): the store may move housekeeping off the writer
-    /// while it lasts (``SQLiteHealthStore`` checkpoints its WAL on another thread). Balanced by
-    /// ``endBulkWrites()``; calls nest. The default does nothing.
-    func beginBulkWrites() async
-    /// Ends what ``beginBulkWrites()`` began, once every write of the run has returned.
-    func endBulkWrites() async
 
     // MARK: Reading
     func samples(_ query: SampleQuery) async throws -> SamplePage
@@ -56,16 +75,10 @@ public protocol HealthStore: Sendable {
     func sample(_ uuid: UUID) async throws -> HealthSample?
     /// The stored sample of a source with a sync identifier (`HKMetadataKeySyncIdentifier`), nil when there is none.
     func sample(syncIdentifier: String, sourceKey: String) async throws -> HealthSample?
-    /// The objects of one type and source that carry a sync identifier and start in `start..<end`, by sync
-    /// identifier: what a bulk writer compares its items with (lighter than whole samples).
-    func syncedObjects(type: String, sourceKey: String, start: Date, end: Date) async throws -> [String: SyncedObject]
     func workouts(_ query: WorkoutQuery) async throws -> [HealthWorkout]
     func workout(_ uuid: UUID) async throws -> HealthWorkout?
     /// The points `[offset, offset + limit)` of a route, in order; empty for an unknown route.
     func routePoints(_ route: UUID, offset: Int, limit: Int) async throws -> [RoutePoint]
-    /// The same points as columns, for computations over a whole route (summaries) without an object per point.
-    /// The default implementation converts ``routePoints(_:offset:limit:)``.
-    func routeColumns(_ route: UUID, offset: Int, limit: Int) async throws -> RoutePointColumns
     func correlations(type: String, start: Date?, end: Date?, limit: Int?) async throws -> [HealthCorrelation]
     func documents(kind: HealthDocument.Kind, start: Date?, end: Date?, limit: Int?) async throws -> [HealthDocument]
     /// Streams the rows the statistics engine needs, in ascending start order, values converted to `unit`.
@@ -78,13 +91,12 @@ public protocol HealthStore: Sendable {
 
     // MARK: Source priority
     /// The sources of `type` from highest to lowest priority: the stored user order first, then the default order.
-    /// Sample counts are filled only when `counts` is true (it costs a scan of the type).
+    /// Sample counts are filled only when `counts` is true (it costs a scan of the type). What the statistics engine
+    /// merges by: the first source is rank 0.
     func priority(type: String, counts: Bool) async throws -> [SourceSummary]
     /// Stores a user order for `type`, naming sources by name or key; unnamed sources keep the default order after them.
     func setPriority(type: String, sources: [String]) async throws
     func resetPriority(type: String) async throws
-    /// Source ID → rank (0 highest) for `type`: what the statistics engine merges by.
-    func sourceRanks(type: String) async throws -> [Int64: Int]
 
     // MARK: Change feed
     /// The current anchor: the last change sequence number.
@@ -94,9 +106,8 @@ public protocol HealthStore: Sendable {
     /// Emits the changed types after every commit to the store, from this process or another one.
     func changeNotifications() -> AsyncStream<ChangeNotification>
 
-    // MARK: Settings
+    // MARK: Settings (HealthBridge's, not HealthKit's)
     func setting(_ key: String) async throws -> String?
-    func setSetting(_ key: String, _ value: String?) async throws
     /// Every setting whose key starts with `prefix`, by key.
     func settings(prefix: String) async throws -> [String: String]
     /// Reads a setting and writes what `transform` makes of it, in one transaction (nil removes it): two processes
@@ -105,39 +116,19 @@ public protocol HealthStore: Sendable {
     func updateSetting(_ key: String, _ transform: @escaping @Sendable (String?) throws -> String?) async throws -> String?
 }
 
-/// A stored object's sync version, value and dates (``HealthStore/syncedObjects(type:sourceKey:start:end:)``).
-public struct SyncedObject: Sendable, Hashable {
-    public var uuid: UUID
-    public var version: Int
-    /// The quantity (canonical unit) or the category's raw value.
-    public var value: Double
-    public var start: Date
-    public var end: Date
-
-    public init(uuid: UUID, version: Int, value: Double, start: Date, end: Date) {
-        self.uuid = uuid; self.version = version; self.value = value; self.start = start; self.end = end
-    }
-}
-
-/// What ``HealthStore/commit(_:)`` writes, in this order: deletions first, then samples (``samples``, then
-/// ``batch``), correlations, workouts and the workouts' route points.
+/// What ``HealthStore/commit(_:)`` writes, in this order: deletions first, then samples, correlations, workouts and
+/// the workouts' route points.
 public struct StoreTransaction: Sendable {
     public var deletions: [UUID]
     public var samples: [HealthSample]
-    /// Samples already packed (a bulk ingest): saved like ``samples``, without a `HealthSample` per row.
-    public var batch: SampleBatch?
     public var correlations: [HealthCorrelation]
     public var workouts: [HealthWorkout]
     /// Route points by route UUID (``HealthWorkout/Route/uuid``), replacing any stored for that route.
-    public var routes: [UUID: RoutePointColumns]
-    /// A cap on the writer's page cache during this transaction, in MB (nil: the store's, 64 MB): a large push on a
-    /// server spills its pages to the WAL instead of holding them all in memory until the commit.
-    public var pageCacheMegabytes: Int?
+    public var routes: [UUID: [RoutePoint]]
 
-    public init(deletions: [UUID] = [], samples: [HealthSample] = [], batch: SampleBatch? = nil,
-                correlations: [HealthCorrelation] = [], workouts: [HealthWorkout] = [],
-                routes: [UUID: RoutePointColumns] = [:]) {
-        self.deletions = deletions; self.samples = samples; self.batch = batch; self.correlations = correlations
+    public init(deletions: [UUID] = [], samples: [HealthSample] = [], correlations: [HealthCorrelation] = [],
+                workouts: [HealthWorkout] = [], routes: [UUID: [RoutePoint]] = [:]) {
+        self.deletions = deletions; self.samples = samples; self.correlations = correlations
         self.workouts = workouts; self.routes = routes
     }
 }
@@ -153,55 +144,39 @@ public struct TransactionResult: Sendable, Hashable {
 }
 
 extension HealthStore {
-    public func beginBulkWrites() async {}
-    public func endBulkWrites() async {}
     /// Does the parts one after the other: a store that cannot write them atomically (SQLite's can) documents it.
     @discardableResult
     public func commit(_ transaction: StoreTransaction) async throws -> TransactionResult {
         let deleted = try await delete(uuids: transaction.deletions)
         var saved = try await save(transaction.samples)
-        if let batch = transaction.batch { saved = saved + (try await save(batch)) }
         saved = saved + (try await save(correlations: transaction.correlations))
         saved = saved + (try await save(workouts: transaction.workouts))
-        for (route, columns) in transaction.routes { try await saveRoute(route, columns: columns) }
+        for (route, points) in transaction.routes { try await saveRoute(route, points: points) }
         return TransactionResult(saved: saved, deleted: deleted, anchor: try await currentAnchor())
     }
 
+    /// Finds the matching samples page by page, then deletes them by UUID.
     @discardableResult
-    public func save(_ batch: SampleBatch) async throws -> SaveResult {
-        try await save(batch.samples)
-    }
-
-    public func syncedObjects(type: String, sourceKey: String, start: Date, end: Date) async throws
-        -> [String: SyncedObject]
-    {
-        var found: [String: SyncedObject] = [:]
-        var cursor: String?
+    public func delete(matching query: SampleQuery) async throws -> Int {
+        var found: [UUID] = []
+        var page = query
+        page.limit = 10_000
+        page.cursor = nil
         repeat {
-            let page = try await samples(SampleQuery(type: type, start: start, end: end, matching: .strictStartDate,
-                                                     sources: [sourceKey], limit: 10_000, cursor: cursor))
-            for sample in page.samples {
-                guard let id = sample.syncIdentifier else { continue }
-                let value: Double
-                switch sample.value {
-                case .quantity(let v, _): value = v
-                case .category(let c): value = Double(c)
-                case .none: value = .nan
-                }
-                found[id] = SyncedObject(uuid: sample.uuid, version: sample.syncVersion ?? 0, value: value,
-                                         start: sample.start, end: sample.end)
-            }
-            cursor = page.nextCursor
-        } while cursor != nil
-        return found
+            let result = try await samples(page)
+            found += result.samples.map(\.uuid)
+            page.cursor = result.nextCursor
+        } while page.cursor != nil
+        return found.isEmpty ? 0 : try await delete(uuids: found)
     }
 
-    public func saveRoute(_ route: UUID, columns: RoutePointColumns) async throws {
-        try await saveRoute(route, points: columns.points)
-    }
-
-    public func routeColumns(_ route: UUID, offset: Int, limit: Int) async throws -> RoutePointColumns {
-        RoutePointColumns(try await routePoints(route, offset: offset, limit: limit))
+    /// Sets (nil: removes) one setting, through ``updateSetting(_:_:)``.
+    ///
+    /// ```swift
+    /// try await store.setSetting("home_time_zone", "Europe/Paris")
+    /// ```
+    public func setSetting(_ key: String, _ value: String?) async throws {
+        try await updateSetting(key) { _ in value }
     }
 
     /// The sources of `type` in priority order, with their sample counts.
@@ -296,7 +271,8 @@ public struct ScanRequest: Sendable, Hashable {
 }
 
 /// A row of a statistics scan: seconds since 1970, a value (a quantity in the requested unit, or a category raw
-/// value; NaN when the sample has none), and the source's store ID.
+/// value; NaN when the sample has none), and the source's number (``SourceSummary/id``): the engine compares numbers
+/// per row, not keys.
 public struct ScanRow: Sendable, Hashable {
     public var start: Double
     public var end: Double
@@ -323,6 +299,10 @@ public struct TypeSummary: Sendable, Hashable, Codable {
 
 /// A source as the store knows it.
 public struct SourceSummary: Sendable, Hashable, Codable {
+    /// The store's number for the source: opaque, and the same in ``ScanRow/sourceID`` and
+    /// ``ScanRequest/sourceIDs`` for as long as the store is open (SQLite: its interned id; a store without one
+    /// numbers sources as it first meets them). Nothing outside the store keeps it: sources are named by
+    /// ``HealthSource/key`` everywhere else.
     public var id: Int64
     public var source: HealthSource
     public var category: SourceCategory

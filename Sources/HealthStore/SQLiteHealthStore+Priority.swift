@@ -66,7 +66,8 @@ extension SQLiteHealthStore {
         }
     }
 
-    public func sourceRanks(type: String) async throws -> [Int64: Int] {
+    /// Source number → rank (0 highest) for `type`: the ranks ``priority(type:counts:)`` gives, by interned id.
+    func sourceRanks(type: String) async throws -> [Int64: Int] {
         try await read { db in
             guard let typeID = try self.typeID(type, db) else { return [:] }
             var ranks: [Int64: Int] = [:]

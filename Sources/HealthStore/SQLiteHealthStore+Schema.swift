@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import HealthModel
 
 extension SQLiteHealthStore {
     /// The store's schema, one migration per version. Never edit a shipped migration: add a new one.

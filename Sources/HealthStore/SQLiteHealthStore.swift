@@ -1,10 +1,11 @@
 import Foundation
 import GRDB
 import HealthModel
+import HealthSupport
 import Logging
 import Synchronization
 
-/// The embedded default ``HealthStore``: SQLite through GRDB.
+/// The embedded default ``HealthStore``: SQLite through GRDB, with the bulk path of an import (``BulkImportStore``).
 ///
 /// A file store runs in WAL mode with one writer and many readers, so queries are never blocked by an import.
 /// Types, units and sources are interned as small integers; samples are keyed for range scans by (type, start) with a
@@ -16,7 +17,7 @@ import Synchronization
 /// let store = try SQLiteHealthStore(location: .file(home.storeURL))
 /// let result = try await store.save(samples)
 /// ```
-public final class SQLiteHealthStore: HealthStore {
+public final class SQLiteHealthStore: BulkImportStore {
     let writer: any DatabaseWriter
     let logger: Logger
     let location: StoreLocation
@@ -53,12 +54,14 @@ public final class SQLiteHealthStore: HealthStore {
                 try Self.prepareFile(url)
                 writer = try SharedDatabaseFile.openingWhileBusy { try DatabasePool(path: url.path, configuration: config) }
                 for suffix in ["", "-wal", "-shm"] {
-                    try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path + suffix)
+                    try? PrivateFile.tightenFile(url.path + suffix)
                 }
             }
             try Self.migrate(writer)
         } catch let error as HealthError {
             throw error
+        } catch let error as PrivateFileError {
+            throw HealthError(error)
         } catch let error as DatabaseError {
             throw Self.storeError(error, location: location)
         } catch {

@@ -1,3 +1,4 @@
+import HealthSupport
 import NIOCore
 import NIOPosix
 import Synchronization
@@ -36,9 +37,8 @@ public final class OnLinkFilter: Sendable {
 
     /// The decision on raw address bytes (4 or 16).
     public static func isOnLink(_ bytes: [UInt8], networks: [Network]) -> Bool {
-        if bytes.count == 4, bytes[0] == 127 { return true }
+        if Loopback.isLoopback(addressBytes: bytes) { return true }
         if bytes.count == 16 {
-            if bytes == [UInt8](repeating: 0, count: 15) + [1] { return true }  // ::1
             if bytes[0] == 0xFE, bytes[1] & 0xC0 == 0x80 { return true }  // fe80::/10
             // IPv4-mapped (::ffff:a.b.c.d): judge the IPv4 address.
             if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF {

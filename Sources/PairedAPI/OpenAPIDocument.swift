@@ -187,6 +187,7 @@ public enum OpenAPIDocument {
             "/api/v1/health/samples": writeCase("saveSamples", "Write quantity and category samples (a write grant per type).",
                                                 "SamplesRequest"),
             "/api/v1/log/food": writeCase("logFood", "Log a meal: a sample per nutrient and a food correlation.", "FoodLog"),
+            "/api/v1/log": writeCase("logQuantity", "Log one measurement of any writable quantity type (type in the body; unit one of its entry units; metadata the type allows).", "QuantityLog"),
             "/api/v1/log/weight": writeCase("logWeight", "Log a weight (bodyMass), default kg.", "QuantityLog"),
             "/api/v1/log/water": writeCase("logWater", "Log water (dietaryWater), default mL.", "QuantityLog"),
             "/api/v1/log/workout": writeCase("logWorkout", "Log a workout.", "WorkoutLog"),
@@ -259,114 +260,7 @@ public enum OpenAPIDocument {
                 ],
             ],
         ]
-        let string: JSONValue = ["type": "string"]
-        let schemas: [String: JSONValue] = [
-            "PairRequest": [
-                "type": "object", "required": ["code", "clientName"],
-                "properties": ["code": ["type": "string", "maxLength": 32],
-                               "clientName": ["type": "string", "minLength": 1, "maxLength": 64],
-                               "appId": ["type": "string", "minLength": 1, "maxLength": 128, "pattern": "^[A-Za-z0-9._-]+$",
-                                         "description": "The app the code was issued for (HealthBridgeKit). A check, not a claim: the app id comes from the code (`healthbridge pair-code --app ID`); a code not issued for this app is refused with 403 HEALTH_NOT_AUTHORIZED."]],
-            ],
-            "AccessRequestInput": [
-                "type": "object",
-                "properties": ["read": ["type": "array", "items": string], "write": ["type": "array", "items": string],
-                               "reasons": ["type": "object", "additionalProperties": string]],
-            ],
-            "AccessRequest": [
-                "type": "object", "required": ["id", "principal", "read", "write", "reasons", "createdAt", "status"],
-                "properties": ["id": string, "principal": string,
-                               "client": ["type": "string", "description": "The paired client that filed it: each client of an app has its own pending request and reasons."],
-                               "read": ["type": "array", "items": string],
-                               "write": ["type": "array", "items": string],
-                               "reasons": ["type": "object", "additionalProperties": string],
-                               "createdAt": ["type": "string", "format": "date-time"],
-                               "status": ["type": "string", "enum": ["pending", "approved", "denied"]],
-                               "decidedAt": ["type": "string", "format": "date-time"],
-                               "grantedRead": ["type": "array", "items": string],
-                               "grantedWrite": ["type": "array", "items": string]],
-            ],
-            "WriteStatuses": [
-                "type": "object",
-                "additionalProperties": ["type": "string", "enum": ["notDetermined", "sharingDenied", "sharingAuthorized"]],
-            ],
-            "AccessRequestFiling": [
-                "type": "object", "required": ["write"],
-                "properties": ["request": ref("AccessRequest"), "write": ref("WriteStatuses")],
-            ],
-            "AuthorizationStatus": [
-                "type": "object", "required": ["principal", "write", "requestPending"],
-                "properties": ["principal": string, "write": ref("WriteStatuses"), "requestPending": ["type": "boolean"]],
-            ],
-            "PairResponse": [
-                "type": "object", "required": ["token", "clientId"],
-                "properties": ["token": ["type": "string", "description": "256 random bits, base64url."],
-                               "clientId": string, "deviceName": string,
-                               "appId": ["type": "string", "description": "The app this client acts as (app:<appId>): the one its code was issued for. Absent for a device."]],
-            ],
-            "Status": [
-                "type": "object",
-                "required": ["status", "serverVersion", "apiVersion", "deviceName", "sharing", "enabledTypes"],
-                "properties": [
-                    "status": ["type": "string", "enum": ["ok"]],
-                    "serverVersion": string, "apiVersion": ["type": "integer"], "deviceName": string,
-                    "sharing": ["type": "string", "enum": ["active", "paused"]],
-                    "enabledTypes": ["type": "array", "items": string],
-                    "lastExport": ["type": "string", "format": "date-time"],
-                ],
-            ],
-            "TypeInfo": [
-                "type": "object", "required": ["type", "kind", "displayName", "count"],
-                "properties": ["type": string, "kind": ["type": "string", "enum": ["quantity", "category"]],
-                               "displayName": string, "unit": string, "count": ["type": "integer"],
-                               "first": ["type": "string", "format": "date-time"],
-                               "last": ["type": "string", "format": "date-time"]],
-            ],
-            "TypesResponse": [
-                "type": "object", "required": ["status", "types"],
-                "properties": ["status": ["type": "string", "enum": ["ok", "locked"]],
-                               "types": ["type": "array", "items": ref("TypeInfo")],
-                               "error": ref("ErrorDetail"), "requestId": string],
-            ],
-            "DataRequest": [
-                "type": "object", "required": ["types", "start", "end"],
-                "properties": [
-                    "types": ["type": "array", "items": string, "maxItems": 32],
-                    "start": ["type": "string", "format": "date-time"],
-                    "end": ["type": "string", "format": "date-time"],
-                    "limit": ["type": "integer", "minimum": 1, "maximum": 5000],
-                    "cursor": string,
-                ],
-            ],
-            "Sample": [
-                "type": "object", "required": ["type", "dateISO"],
-                "properties": ["type": string, "dateISO": ["type": "string", "format": "date-time"],
-                               "endDateISO": ["type": "string", "format": "date-time"], "value": ["type": "number"],
-                               "unit": string, "category": string, "source": string],
-            ],
-            "DataResponse": [
-                "type": "object", "required": ["status", "samples"],
-                "properties": [
-                    "status": ["type": "string", "enum": ["ok", "no_permission", "locked", "error"]],
-                    "samples": ["type": "array", "items": ref("Sample")],
-                    "nextCursor": string,
-                    "deniedTypes": ["type": "array", "items": string],
-                    "error": ref("ErrorDetail"), "requestId": string,
-                ],
-            ],
-            "ErrorDetail": [
-                "type": "object", "required": ["code", "message"],
-                "properties": ["code": ["type": "string", "enum": .array(HealthError.Code.allCases.map { .string($0.rawValue) }),
-                                        "description": "The one error vocabulary of every HealthBridge interface."],
-                               "message": string],
-            ],
-            "Error": [
-                "type": "object", "required": ["status", "error", "requestId"],
-                "properties": ["status": ["type": "string", "enum": ["error", "no_permission", "locked"]],
-                               "error": ref("ErrorDetail"), "requestId": string,
-                               "deniedTypes": ["type": "array", "items": string]],
-            ],
-        ].merging(resultSchemas) { a, _ in a }
+        let schemas = resultSchemas
         return [
             "openapi": "3.0.3",
             "info": ["title": "HealthBridge local-network export API", "version": .string(PairedAPIServer.serverVersion),
@@ -404,54 +298,33 @@ public enum OpenAPIDocument {
                          "requestBody": ["required": true, "content": content(body)], "responses": .object(responses)]]
     }
 
-    /// The result documents of the use cases: the same JSON MCP's structured content and `healthbridge … --json`
-    /// give.
+    /// The request and result documents of the use cases, read from the contract (HealthAPI): the same JSON MCP's
+    /// structured content and `healthbridge … --json` give. The names are the components' own.
+    static var contractSchemas: [String: any SchemaDescribed.Type] { [
+        "SampleInput": SampleInput.self, "FoodLog": FoodLog.self, "QuantityLog": QuantityLog.self,
+        "WorkoutLog": WorkoutLog.self, "WriteResult": WriteResult.self, "DeleteResult": DeleteResult.self,
+        "ChangesResult": ChangesResult.self, "SummaryResult": SummaryResult.self, "CoverageResult": CoverageResult.self,
+        "LatestResult": LatestResult.self, "SleepResult": SleepResult.self, "WorkoutsResult": WorkoutsResult.self,
+        "WorkoutDetail": WorkoutDetail.self, "ActivityResult": ActivitySummariesResult.self,
+        "SourcesResult": SourcesResult.self, "EnergyResult": EnergyResult.self, "TodayResult": TodayResult.self,
+        "AccessRequestInput": AccessRequestInput.self, "AccessRequest": AccessRequest.self,
+        "AccessRequestFiling": AccessRequestFiling.self, "AuthorizationStatus": AuthorizationStatusResult.self,
+        "PairRequest": PairRequest.self, "PairResponse": PairResponse.self, "Status": StatusResponse.self,
+        "TypeInfo": ExportTypeInfo.self, "TypesResponse": TypesResponse.self, "DataRequest": DataRequest.self,
+        "Sample": ExportSample.self, "DataResponse": DataResponse.self, "ErrorDetail": APIErrorResponse.Detail.self,
+        "Error": APIErrorResponse.self, "IngestReport": IngestReport.self,
+    ] }
+
+    /// The contract's schemas, and the bodies of this API alone: the write's envelope and the receivers' dialects.
     static var resultSchemas: [String: JSONValue] {
         let string: JSONValue = ["type": "string"]
-        let number: JSONValue = ["type": "number"]
-        let integer: JSONValue = ["type": "integer"]
-        let boolean: JSONValue = ["type": "boolean"]
-        let instant: JSONValue = ["type": "string", "format": "date-time"]
         func array(_ items: JSONValue) -> JSONValue { ["type": "array", "items": items] }
         func object(_ required: [String], _ properties: [String: JSONValue]) -> JSONValue {
             ["type": "object", "required": .array(required.map { .string($0) }), "properties": .object(properties)]
         }
-        let map: JSONValue = ["type": "object", "additionalProperties": ["type": "number"]]
-        let paging: [String: JSONValue] = ["has_more": boolean, "next_cursor": string]
-        let bucket = object(["start", "end", "count", "sources"], [
-            "start": instant, "end": instant, "date": string, "sum": number, "average": number, "min": number,
-            "max": number, "most_recent": number, "most_recent_at": instant, "durations_minutes": map,
-            "count": integer, "sources": array(string), "no_data": boolean,
-            "contributions": ["type": "object", "additionalProperties": number],
-        ])
-        let night = object(["date", "in_bed_minutes", "asleep_minutes", "core_minutes", "deep_minutes", "rem_minutes",
-                            "unspecified_minutes", "awake_minutes", "sources"], [
-            "date": string, "bedtime": instant, "wake_time": instant, "in_bed_minutes": number, "asleep_minutes": number,
-            "core_minutes": number, "deep_minutes": number, "rem_minutes": number, "unspecified_minutes": number,
-            "awake_minutes": number, "sources": array(string),
-        ])
-        let workoutFields: [String: JSONValue] = [
-            "uuid": string, "activity_type": string, "start": instant, "end": instant, "duration_minutes": number,
-            "distance_km": number, "energy_kcal": number, "source": string, "route_point_count": integer,
-        ]
-        let workoutRequired = ["uuid", "activity_type", "start", "end", "duration_minutes", "source", "route_point_count"]
-        let identifiers: [String: JSONValue] = ["log_id": string, "sync_id": string, "sync_version": integer]
-        return [
-            "SampleInput": object(["type"], [
-                "type": string, "value": number, "unit": string, "category": string, "start": string, "end": string,
-                "metadata": ["type": "object", "additionalProperties": string], "user_entered": boolean,
-            ].merging(identifiers) { a, _ in a }),
+        var schemas = contractSchemas.mapValues { type in type.jsonSchema.json }
+        schemas.merge([
             "SamplesRequest": object(["samples"], ["samples": array(ref("SampleInput"))]),
-            "FoodLog": object(["log_id", "name", "calories", "protein", "carbs", "fat"], [
-                "log_id": string, "logged_at": string, "name": string, "meal": string, "calories": number, "protein": number,
-                "carbs": number, "fat": number, "fiber": number, "sugar": number, "sodium": number, "cholesterol": number,
-                "saturated_fat": number, "sync_version": integer,
-            ]),
-            "QuantityLog": object(["value"], ["value": number, "unit": string, "at": string].merging(identifiers) { a, _ in a }),
-            "WorkoutLog": object(["activity", "start", "end"], [
-                "activity": string, "start": string, "end": string, "energy": number, "distance": string,
-                "log_id": string, "sync_version": integer,
-            ]),
             "HealthAutoExportPayload": [
                 "type": "object", "required": ["data"],
                 "properties": ["data": [
@@ -471,97 +344,7 @@ public enum OpenAPIDocument {
                                "blood_pressure": array(["type": "object"]), "exercise": array(["type": "object"]),
                                "nutrition": array(["type": "object"])],
             ],
-            "IngestReport": object(["format", "inserted", "replaced", "unchanged", "types", "routePoints", "unknown",
-                                    "rejected", "reasons", "anchor"], [
-                "format": ["type": "string", "enum": ["health-auto-export", "health-connect"]], "inserted": integer, "replaced": integer,
-                "unchanged": integer, "types": ["type": "object", "additionalProperties": integer],
-                "routePoints": integer, "unknown": ["type": "object", "additionalProperties": integer],
-                "rejected": ["type": "object", "additionalProperties": integer],
-                "reasons": ["type": "object", "additionalProperties": string], "anchor": string,
-            ]),
-            "WriteResult": object(["objects", "inserted", "replaced", "unchanged", "anchor"], [
-                "objects": array(object(["uuid", "type"], ["uuid": string, "type": string])), "inserted": integer,
-                "replaced": integer, "unchanged": integer, "anchor": string,
-            ]),
-            "DeleteResult": object(["deleted", "uuids", "anchor"], ["deleted": integer, "uuids": array(string), "anchor": string]),
-            "ChangesResult": object(["added", "deleted", "anchor", "has_more"], [
-                "added": array(object(["type"], ["type": string, "sample": ["type": "object"], "workout": ["type": "object"]])),
-                "deleted": array(object(["uuid", "type", "deleted_at"], ["uuid": string, "type": string, "sync_id": string,
-                                                                        "deleted_at": instant])),
-                "anchor": string, "has_more": boolean,
-            ]),
-            "SummaryResult": object(
-                ["type", "unit", "interval", "time_zone", "start", "end", "statistics", "merged", "source_priority",
-                 "merge_note", "buckets", "has_more"],
-                ["type": string, "unit": string, "interval": string, "time_zone": string, "start": instant, "end": instant,
-                 "statistics": array(string), "merged": boolean, "source_priority": array(string), "merge_note": string,
-                 "buckets": array(bucket), "total_sum": number,
-                 "by_source": array(object(["source", "buckets"], ["source": string, "buckets": array(bucket)])),
-                 "contributions": array(object(["source", "contribution", "own_total"],
-                                               ["source": string, "contribution": number, "own_total": number]))]
-                    .merging(paging) { a, _ in a }),
-            "CoverageResult": object(
-                ["type", "interval", "time_zone", "start", "end", "buckets", "gaps", "sources", "buckets_with_data",
-                 "empty_buckets"],
-                ["type": string, "interval": string, "time_zone": string, "start": instant, "end": instant,
-                 "buckets": array(object(["start", "end", "count", "no_data", "sources"], [
-                    "start": instant, "end": instant, "date": string, "count": integer, "no_data": boolean,
-                    "sources": array(object(["source", "count"], ["source": string, "count": integer]))])),
-                 "gaps": array(object(["start", "end", "buckets"], ["start": instant, "end": instant, "buckets": integer])),
-                 "sources": array(object(["source", "count", "buckets_with_data"], [
-                    "source": string, "count": integer, "buckets_with_data": integer, "first": instant, "last": instant])),
-                 "buckets_with_data": integer, "empty_buckets": integer]),
-            "LatestResult": object(["type", "found", "time_zone"], [
-                "type": string, "found": boolean, "value": number, "unit": string, "category": string, "start": instant,
-                "end": instant, "source": string, "age_hours": number, "time_zone": string, "note": string,
-            ]),
-            "SleepResult": object(["time_zone", "start", "end", "count", "nights", "merged", "merge_note", "has_more"],
-                                  ["time_zone": string, "start": instant, "end": instant, "count": integer,
-                                   "nights": array(night), "average_asleep_minutes": number, "merged": boolean,
-                                   "merge_note": string].merging(paging) { a, _ in a }),
-            "WorkoutsResult": object(["time_zone", "start", "end", "count", "workouts", "has_more"],
-                                     ["time_zone": string, "start": instant, "end": instant, "count": integer,
-                                      "workouts": array(object(workoutRequired, workoutFields))]
-                                        .merging(paging) { a, _ in a }),
-            "WorkoutDetail": object(workoutRequired + ["time_zone", "metadata", "events", "statistics", "route_points",
-                                                       "route_offset"],
-                                    workoutFields.merging([
-                                        "time_zone": string,
-                                        "metadata": ["type": "object", "additionalProperties": string],
-                                        "events": array(object(["type", "date"], ["type": string, "date": instant,
-                                                                                  "duration_seconds": number])),
-                                        "statistics": array(object(["type"], ["type": string, "sum": number, "average": number,
-                                                                              "min": number, "max": number, "unit": string])),
-                                        "route": ["type": "object"],
-                                        "route_points": array(object(["time", "latitude", "longitude"], [
-                                            "time": instant, "latitude": number, "longitude": number,
-                                            "elevation_m": number, "speed_mps": number])),
-                                        "route_offset": integer, "next_route_offset": integer,
-                                    ]) { a, _ in a }),
-            "ActivityResult": object(["time_zone", "start", "end", "count", "summaries", "has_more"],
-                                     ["time_zone": string, "start": instant, "end": instant, "count": integer,
-                                      "summaries": array(["type": "object"]), "note": string]
-                                        .merging(paging) { a, _ in a }),
-            "SourcesResult": object(["count", "sources"], [
-                "type": string, "priority_order": array(string), "user_ordered": boolean, "count": integer,
-                "sources": array(object(["name", "category", "count"], [
-                    "name": string, "category": string, "bundle_id": string, "device": string, "count": integer,
-                    "rank": integer])),
-            ]),
-            "EnergyResult": object(["time_zone", "start", "end", "unit", "days"], [
-                "time_zone": string, "start": instant, "end": instant, "unit": string,
-                "days": array(object(["date", "start", "end"], [
-                    "date": string, "start": instant, "end": instant, "eaten_kcal": number, "active_kcal": number,
-                    "basal_kcal": number, "burned_kcal": number, "balance_kcal": number,
-                ])),
-            ]),
-            "TodayResult": object(["date", "time_zone", "start", "now", "steps_source_priority", "workouts",
-                                   "workout_count", "workout_minutes", "merged"], [
-                "date": string, "time_zone": string, "start": instant, "now": instant, "steps": number,
-                "steps_source_priority": array(string), "active_energy_kcal": number, "resting_heart_rate_bpm": number,
-                "sleep": night, "workouts": array(object(workoutRequired, workoutFields)), "workout_count": integer,
-                "workout_minutes": number, "merged": boolean,
-            ]),
-        ]
+        ]) { contract, _ in contract }
+        return schemas
     }
 }

@@ -1,7 +1,10 @@
 import HealthAPI
+import HealthAutoExport
 import PairedAPIClient
 import Foundation
+import HealthAccess
 import HTTPTypes
+import HealthHTTP
 import HealthModel
 import HealthService
 import Hummingbird
@@ -27,11 +30,18 @@ extension PairedAPIServer {
         APIError(.contentTooLarge, .payloadTooLarge, "a Health Auto Export payload is at most \(limit / 1_048_576) MB")
     }
 
+    /// Both receivers, behind their own middlewares: an ingest token, the pushes' rate limit, then the long deadline.
     func addIngest(to api: RouterGroup<PairedAPIContext>) {
-        api.post("ingest/health-auto-export") { request, context in
+        let receivers = api.group()
+            .add(middleware: IngestAuthentication(server: self))
+            .add(middleware: RateLimitMiddleware<PairedAPIContext>(limiter: limiter, message: "too many pushes per second") {
+                $0.ingestName.map { "ingest:\($0)" }
+            })
+            .add(middleware: LongRequestGrant())
+        receivers.post("ingest/health-auto-export") { request, context in
             try await self.ingest(request, context)
         }
-        api.post("ingest/health-connect") { request, context in
+        receivers.post("ingest/health-connect") { request, context in
             try await self.ingest(request, context, healthConnect: true)
         }
     }
@@ -56,8 +66,10 @@ extension PairedAPIServer {
                                    sessionId: header("session-id"))
         let principal = Principal(kind: .ingest, name: name)
         let acting = service.acting(as: principal)
-        let report = healthConnect ? try await acting.ingestHealthConnect(consume bytes, info: info)
-            : try await acting.ingestHealthAutoExport(consume bytes, info: info)
+        // The receiver reads its dialect into a neutral batch; the service checks, commits and audits it.
+        let batch = healthConnect ? try HealthConnectPayloadReader().batch(consume bytes)
+            : try HAEPayloadReader(aggregation: HAEBucket(header: info.aggregation)).batch(consume bytes)
+        let report = try await acting.ingest(batch, info: info)
         audit.record(AuditEvent(event: .dataWrite, requestId: context.requestId, client: principal.id,
                                 address: context.remoteAddress,
                                 detail: .init(types: report.types.keys.sorted(), sampleCount: report.inserted + report.replaced,
@@ -85,49 +97,15 @@ extension PairedAPIServer {
             httpDecoderConfiguration: .init(maxHeaderFieldSize: 16 * 1024, maxHeaderListSize: 32 * 1024,
                                             maxHeaderFieldCount: 100))
         let router = Router(context: PairedAPIContext.self)
-        router.add(middleware: Gatekeeper(server: self))
+        addEdge(to: router)
         addIngest(to: router.group(RouterPath(PairedAPIProtocol.basePath)))   // both receivers
+        // Any other request needs a paired client's token first, as on the API's own listener.
+        addClientAuthentication(to: router, publicPaths: [])
         var appConfiguration = ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil,
                                                         reuseAddress: true)
         appConfiguration.availableConnectionsDelegate = MaximumAvailableConnections(configuration.maxConnections)
         return Application(router: router, server: .http1(configuration: http1), configuration: appConfiguration,
                            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
                            logger: logger)
-    }
-}
-
-extension Gatekeeper {
-    /// An ingest token (not a paired client's): `ingest:NAME`, charged against the address on failure like any token.
-    /// A push that authenticates is granted the connection guard's long body deadline; nothing else is.
-    func authenticateIngest(_ request: Request, _ context: inout PairedAPIContext) async throws {
-        let address = context.remoteAddress
-        if let retry = server.failedAuth.retryAfter(address) {
-            context.trace.setReason("AUTH_BACKOFF")
-            throw APIError(.tooManyRequests, .rateLimited,
-                           "too many failed authentications from this address; wait \(retry) s", retryAfter: retry)
-        }
-        guard let token = Self.bearerToken(request), !token.isEmpty,
-              let name = try await server.state.ingestTokenName(tokenHash: ExportState.tokenHash(token)) else {
-            // A paired client's valid token is not a guess: refused, not counted against the address.
-            let token = Self.bearerToken(request) ?? ""
-            let client = token.isEmpty ? nil : try await server.state.snapshot(tokenHash: ExportState.tokenHash(token)).client
-            if let client, !client.isRevoked {
-                context.trace.setClient(client.auditId)
-            } else {
-                server.failedAuth.charge(address)
-            }
-            throw APIError(.unauthorized, .unauthenticated,
-                           "a valid ingest token is required: `Authorization: Bearer <token>` from `healthbridge ingest-token create NAME` (a paired client's token is not one)")
-        }
-        let principal = "ingest:\(name)"
-        context.trace.setClient(principal)
-        if case .limited(let retry) = server.limiter.check(principal) {
-            context.trace.setReason("RATE_LIMITED")
-            throw APIError(.tooManyRequests, .rateLimited, "too many pushes per second", retryAfter: retry)
-        }
-        context.ingestName = name
-        // Only now, before its body is read, may the push take the long body deadline: a request that names the path
-        // without a valid ingest token keeps the ordinary one and is answered 401 unread.
-        try? await context.channel.triggerUserOutboundEvent(ConnectionGuard.LongRequestGranted()).get()
     }
 }

@@ -1,4 +1,6 @@
 import Foundation
+import HealthAPI
+import HealthAccess
 import HealthModel
 import HealthService
 import Hummingbird

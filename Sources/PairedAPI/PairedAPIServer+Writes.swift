@@ -1,4 +1,6 @@
 import Foundation
+import HealthAPI
+import HealthAccess
 import HealthModel
 import HealthService
 import Hummingbird
@@ -28,6 +30,10 @@ extension PairedAPIServer {
         api.post("health/samples") { request, context in
             let body = try await self.body(SamplesBody.self, request)
             return try await self.write(context) { try await $0.save(body.samples) }
+        }
+        api.post("log") { request, context in
+            let body = try await self.body(QuantityLog.self, request)
+            return try await self.write(context) { try await $0.log(body) }
         }
         api.post("log/food") { request, context in
             let body = try await self.body(FoodLog.self, request)

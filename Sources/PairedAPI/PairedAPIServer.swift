@@ -1,8 +1,10 @@
 import HealthAPI
 import PairedAPIClient
 import Foundation
+import HealthAccess
 import HTTPTypes
 import HealthEngine
+import HealthHTTP
 import HealthModel
 import HealthService
 import HealthStore
@@ -28,7 +30,7 @@ public struct PairedAPIServerConfiguration: Sendable {
     /// 64 KB: pairing and data requests are small JSON documents.
     public static let defaultMaxBodyBytes = 64 * 1024
     /// The largest Health Auto Export payload (`POST /api/v1/ingest/health-auto-export`): 64 MB.
-    public var maxIngestBytes = HealthService.maxIngestBytes
+    public var maxIngestBytes = IngestBatch.maxBytes
     /// The longest request target (path and query).
     public var maxURILength = 8 * 1024
     /// Closes a connection that has not completed a request head for this long: covers the TLS handshake, headers
@@ -71,7 +73,7 @@ public struct PairedAPIServerConfiguration: Sendable {
 public struct PairedAPIServer: Sendable {
     public let configuration: PairedAPIServerConfiguration
     public let identity: ServerIdentity
-    public let state: ExportState
+    public let state: AccessStore
     public let service: HealthService
     public let audit: AuditLog
     public let logger: Logger
@@ -83,13 +85,13 @@ public struct PairedAPIServer: Sendable {
 
     public static let serverVersion = HealthBridgeVersion.current
 
-    public init(configuration: PairedAPIServerConfiguration, identity: ServerIdentity, state: ExportState,
+    public init(configuration: PairedAPIServerConfiguration, identity: ServerIdentity, state: AccessStore,
                 service: HealthService, logger: Logger) {
         self.configuration = configuration
         self.identity = identity
         self.state = state
         // Paired clients' writes are audited by the handlers, with the request id and the peer address.
-        self.service = service.auditing(to: nil)
+        self.service = service.withAccess(state).auditing(to: nil)
         self.logger = logger
         self.audit = AuditLog(state: state, interval: configuration.auditFlushInterval,
                               noiseWindow: configuration.auditNoiseWindow, logger: logger)
@@ -132,41 +134,26 @@ public struct PairedAPIServer: Sendable {
 
     // MARK: Router
 
-    public static let routes: [(method: String, path: String)] = [
-        ("POST", "/api/v1/pair"),
-        ("GET", "/api/v1/status"),
-        ("GET", "/api/v1/health/types"),
-        ("GET", "/api/v1/health/data"),
-        ("POST", "/api/v1/health/data"),
-        ("GET", "/api/v1/health/statistics"),
-        ("GET", "/api/v1/health/coverage"),
-        ("GET", "/api/v1/health/latest"),
-        ("GET", "/api/v1/health/sleep"),
-        ("GET", "/api/v1/health/workouts"),
-        ("GET", "/api/v1/health/workouts/{uuid}"),
-        ("GET", "/api/v1/health/activity"),
-        ("GET", "/api/v1/health/sources"),
-        ("GET", "/api/v1/health/today"),
-        ("GET", "/api/v1/health/energy"),
-        ("GET", "/api/v1/health/changes"),
-        ("POST", "/api/v1/health/samples"),
-        ("POST", "/api/v1/log/food"),
-        ("POST", "/api/v1/log/weight"),
-        ("POST", "/api/v1/log/water"),
-        ("POST", "/api/v1/log/workout"),
-        ("DELETE", "/api/v1/log/{logId}"),
-        ("POST", "/api/v1/access/requests"),
-        ("GET", "/api/v1/access/status"),
-        ("POST", "/api/v1/ingest/health-auto-export"),
-        ("POST", "/api/v1/ingest/health-connect"),
-        ("GET", "/api/v1/openapi.json"),
-    ]
+    /// Every route of the API (method and path), read from the router: the OpenAPI document is checked against it.
+    ///
+    /// ```swift
+    /// server.routes.map(\.description)   // ["POST /api/v1/pair", "GET /api/v1/status", …]
+    /// ```
+    public var routes: [RouteEntry] { makeRouter().routeList }
 
+    /// The API's router. Middlewares, one concern each: on every request (and the not-found answer) the request id,
+    /// the audit entry, error answers and size limits; pairing needs nothing more; the receivers take an ingest
+    /// token, their rate limit and the long body deadline; everything else, and every request no route answers, a
+    /// paired client's token and its rate limit (deny by default). A router's middleware applies to the routes added
+    /// after it and to the not-found answer, so the order of this function is the policy.
     public func makeRouter() -> Router<PairedAPIContext> {
         let router = Router(context: PairedAPIContext.self)
-        router.add(middleware: Gatekeeper(server: self))
+        addEdge(to: router)
         let api = router.group(RouterPath(PairedAPIProtocol.basePath))
         api.post("pair") { request, context in try await self.pair(request, context) }
+        let publicPaths = Set(router.routeList.map(\.path))
+        addIngest(to: api)
+        addClientAuthentication(to: router, publicPaths: publicPaths)
         api.get("status") { _, context in try await self.status(context) }
         api.get("health/types") { _, context in try await self.types(context) }
         api.get("health/data") { request, context in
@@ -179,11 +166,39 @@ public struct PairedAPIServer: Sendable {
         addUseCases(to: api)
         addWrites(to: api)
         addAccess(to: api)
-        addIngest(to: api)
         api.get("openapi.json") { _, _ in
             Self.json(.ok, OpenAPIDocument.bytes)
         }
         return router
+    }
+
+    /// Request id (with `Cache-Control: no-store`), audit, error answers and size limits, on every request.
+    func addEdge(to router: Router<PairedAPIContext>) {
+        router.add(middleware: RequestIDMiddleware<PairedAPIContext>(responseHeaders: [.cacheControl: "no-store"]))
+        router.add(middleware: RequestAudit(server: self))
+        router.add(middleware: ErrorAnswers(server: self))
+        let configuration = self.configuration
+        router.add(middleware: RequestLimitsMiddleware<PairedAPIContext>(maxURILength: configuration.maxURILength) { path in
+            Self.ingestPaths.contains(path)
+                ? .init(bytes: configuration.maxIngestBytes, message: Self.ingestTooLarge(configuration.maxIngestBytes).error.message)
+                : .init(bytes: configuration.maxBodyBytes,
+                        message: "the request body is larger than \(configuration.maxBodyBytes / 1024) KB")
+        })
+    }
+
+    /// A paired client's token and its rate limit on the routes added after this, and on requests no route answers.
+    func addClientAuthentication(to router: Router<PairedAPIContext>, publicPaths: Set<String>) {
+        router.add(middleware: ClientAuthentication(server: self, publicPaths: publicPaths))
+        router.add(middleware: RateLimitMiddleware<PairedAPIContext>(
+            limiter: limiter, message: "more than \(Self.format(configuration.rateLimit)) requests per second") { $0.client?.id })
+    }
+
+    /// The longest bearer token the API reads (its tokens are 43 characters).
+    static let maxTokenLength = 128
+
+    static func format(_ value: Double) -> String {
+        if let whole = value.checkedInt64(), Double(whole) == value, abs(value) < 1e15 { return String(whole) }
+        return String(value)
     }
 
     // MARK: Handlers
@@ -199,7 +214,7 @@ public struct PairedAPIServer: Sendable {
         }
         let body = try await request.body.collect(upTo: configuration.maxBodyBytes)
         let pairing = try DataQueryParser.decode(PairRequest.self, body)
-        let code = ExportState.normalizeCode(pairing.code)
+        let code = AccessStore.normalizeCode(pairing.code)
         let name = pairing.clientName.trimmingCharacters(in: .whitespacesAndNewlines)
         guard (1...32).contains(code.count), code.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
             throw APIError(.badRequest, .invalidArgument, "code must be 1 to 32 letters and digits")
@@ -210,20 +225,20 @@ public struct PairedAPIServer: Sendable {
         if let appId = pairing.appId, !PairRequest.isValidAppId(appId) {
             throw APIError(.badRequest, .invalidArgument, "appId must be 1 to 128 letters, digits, '.', '-' or '_'")
         }
-        let outcome = try await state.redeem(code: code, clientName: name, appId: pairing.appId, address: address)
+        let outcome = try await service.pair(code: code, clientName: name, appId: pairing.appId, address: address)
         let failure: (String, String)
         switch outcome {
         case .paired(let token, let clientID):
             throttle.succeeded(address)
-            let hash = ExportState.clientHash(clientID)
+            let hash = AccessStore.clientHash(clientID)
             context.trace.setClient(hash)
             // The app id is the one the owner issued the code for, never the client's claim.
-            let appId = try await state.client(id: clientID)?.appId
+            let appId = try await service.pairedClient(id: clientID)?.appId
             let principal = appId.map { Principal(kind: .app, name: $0) } ?? .device(clientID)
             audit.record(AuditEvent(event: .pairSuccess, requestId: context.requestId, client: hash, address: address,
                                     detail: .init(clientName: name, principal: principal.id)))
             logger.info("paired a new client", metadata: ["client": "\(hash)", "requestId": "\(context.requestId)"])
-            let deviceName = (try await state.currentSharing().deviceName) ?? configuration.defaultDeviceName
+            let deviceName = (try await service.sharingStatus().deviceName) ?? configuration.defaultDeviceName
             let answer = PairResponse(token: token, clientId: clientID, deviceName: deviceName, appId: appId)
             return Self.json(.ok, try JSONEncoder.wire.encode(answer))
         case .invalid(let burnt):
@@ -285,7 +300,7 @@ public struct PairedAPIServer: Sendable {
             return try await deviceService(context).samples(ofTypes: request)
         }
         let samples = result.samples.map { item in
-            ExportSample(type: item.type, dateISO: item.sample.dateISO, endDateISO: item.sample.endDateISO,
+            ExportSample(type: item.type, dateISO: item.sample.start, endDateISO: item.sample.end,
                          value: item.sample.value, unit: item.sample.unit, category: item.sample.category,
                          source: item.sample.source)
         }
@@ -318,21 +333,19 @@ public struct PairedAPIServer: Sendable {
     // MARK: Responses
 
     static func json(_ status: HTTPResponse.Status, _ bytes: some Sequence<UInt8>) -> Response {
-        var headers = HTTPFields()
-        headers[.contentType] = "application/json; charset=utf-8"
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        Response.json(status, bytes)
     }
 }
 
 // MARK: - Request context
 
 /// Per-request state: the request id, the authenticated client and the sharing settings read with it.
-public struct PairedAPIContext: RequestContext {
+public struct PairedAPIContext: RequestIdentifyingContext {
     public var coreContext: CoreRequestContextStorage
     public let remoteAddress: String
     public var requestId = ""
-    public var client: ExportState.Client?
-    public var sharing: ExportState.Sharing?
+    public var client: AccessStore.Client?
+    public var sharing: AccessStore.Sharing?
     /// The ingest token's name on the Health Auto Export route (the principal `ingest:NAME`).
     public var ingestName: String?
     /// Shared by every copy of this context: lets the outer middleware learn what handlers found out.
@@ -375,15 +388,27 @@ struct APIError: Error {
     /// The list the endpoint's answer holds (`samples`, `types`), given empty in `no_permission` and `locked` answers
     /// as the export protocol's shapes have it.
     var emptyList: String?
+    /// What the audit entry gives as the reason (`RATE_LIMITED`, `AUTH_BACKOFF`); the code when nil.
+    var auditReason: String?
 
     init(_ status: HTTPResponse.Status, _ code: HealthError.Code, _ message: String, retryAfter: Int? = nil) {
         self.status = status; self.error = HealthError(code, message); self.retryAfter = retryAfter
     }
 
+    /// The error with the status of the one table (``HealthError/Code/httpStatus``), its hint in this API's words
+    /// (``PairedAPIServer/hint(_:)``).
     init(_ error: HealthError, emptyList: String? = nil) {
-        self.status = Self.status(for: error.code)
-        self.error = error
+        self.status = error.code.httpStatus
+        self.error = error.rendered(PairedAPIServer.hint)
         self.emptyList = emptyList
+    }
+
+    /// A refusal of a shared middleware (limits, authentication, rate limit), in this API's shape.
+    init(_ failure: HTTPFailure) {
+        self.status = failure.status
+        self.error = failure.error
+        self.retryAfter = failure.retryAfter
+        self.auditReason = failure.auditReason
     }
 
     /// Runs an endpoint whose answers carry `list`: its refusals carry it too, empty.
@@ -397,28 +422,13 @@ struct APIError: Error {
 
     var code: String { error.code.rawValue }
 
-    /// The HTTP status that fits each code.
-    static func status(for code: HealthError.Code) -> HTTPResponse.Status {
-        switch code {
-        case .invalidType, .invalidRange, .invalidArgument, .invalidUnit, .invalidTimeZone, .noSummary,
-             .importMalformed, .importRejected: .badRequest
-        case .notAuthorized: .forbidden
-        case .unauthenticated: .unauthorized
-        case .notFound: .notFound
-        case .conflict: .conflict
-        case .rateLimited: .tooManyRequests
-        case .payloadTooLarge: .contentTooLarge
-        case .sharingPaused: HTTPResponse.Status(code: 423, reasonPhrase: "Locked")
-        case .storeUnavailable: .serviceUnavailable
-        case .internalError: .internalServerError
-        }
-    }
-
     /// Any error, as the client will see it. Internal details are logged, not sent.
     static func from(_ error: any Error, logger: Logger, requestId: String) -> APIError {
         switch error {
         case let error as APIError:
             return error
+        case let failure as HTTPFailure:
+            return APIError(failure)
         case let error as HealthError:
             switch error.code {
             case .storeUnavailable:
@@ -467,133 +477,9 @@ struct APIError: Error {
         }
         if let emptyList, error.code == .notAuthorized || error.code == .sharingPaused { body[emptyList] = [] }
         var response = PairedAPIServer.json(status, JSONValue.object(body).serialized())
-        if let retryAfter { response.headers[.retryAfter] = String(retryAfter) }
-        if status == .unauthorized { response.headers[.wwwAuthenticate] = "Bearer realm=\"healthbridge\"" }
+        HTTPFailure(status, error.code, error.message, retryAfter: retryAfter).apply(to: &response.headers)
         return response
     }
-}
-
-// MARK: - Gatekeeper
-
-/// The one middleware every request passes: request id, size limits, authentication (deny by default: every route
-/// but `POST /api/v1/pair` needs a valid, unrevoked token), per-client rate limit, error answers as JSON, the
-/// `X-Request-Id` header, and the `api.request` audit entry.
-struct Gatekeeper: RouterMiddleware {
-    typealias Context = PairedAPIContext
-    let server: PairedAPIServer
-
-    static let pairPath = PairedAPIProtocol.basePath + "/pair"
-
-    func handle(_ request: Request, context: PairedAPIContext,
-                next: (Request, PairedAPIContext) async throws -> Response) async throws -> Response {
-        var context = context
-        let requestId = Self.newRequestID()
-        context.requestId = requestId
-        let path = request.uri.path
-        var response: Response
-        do {
-            if request.uri.string.utf8.count > server.configuration.maxURILength {
-                throw APIError(.uriTooLong, .payloadTooLarge, "the request target is longer than \(server.configuration.maxURILength) bytes")
-            }
-            let ingest = PairedAPIServer.ingestPaths.contains(path)
-            if let length = request.headers[.contentLength] {
-                guard let value = Int(length), value >= 0 else {
-                    throw APIError(.badRequest, .invalidArgument, "invalid Content-Length")
-                }
-                if ingest, value > server.configuration.maxIngestBytes {
-                    throw PairedAPIServer.ingestTooLarge(server.configuration.maxIngestBytes)
-                }
-                if !ingest, value > server.configuration.maxBodyBytes {
-                    throw APIError(.contentTooLarge, .payloadTooLarge,
-                                   "the request body is larger than \(server.configuration.maxBodyBytes / 1024) KB")
-                }
-            }
-            if ingest {
-                try await authenticateIngest(request, &context)
-            } else if path != Self.pairPath {
-                let address = context.remoteAddress
-                if let retry = server.failedAuth.retryAfter(address) {
-                    context.trace.setReason("AUTH_BACKOFF")
-                    throw APIError(.tooManyRequests, .rateLimited,
-                                   "too many failed authentications from this address; wait \(retry) s", retryAfter: retry)
-                }
-                guard let token = Self.bearerToken(request), !token.isEmpty else {
-                    server.failedAuth.charge(address)
-                    throw APIError(.unauthorized, .unauthenticated, "pair first: every endpoint needs `Authorization: Bearer <token>`")
-                }
-                let snapshot = try await server.state.snapshot(tokenHash: ExportState.tokenHash(token))
-                guard let client = snapshot.client else {
-                    server.failedAuth.charge(address)
-                    throw APIError(.unauthorized, .unauthenticated, "unknown token; pair again")
-                }
-                context.trace.setClient(client.auditId)
-                guard !client.isRevoked else {
-                    server.failedAuth.charge(address)
-                    throw APIError(.unauthorized, .unauthenticated, "this client was revoked; pair again")
-                }
-                if case .limited(let retry) = server.limiter.check(client.id) {
-                    context.trace.setReason("RATE_LIMITED")
-                    throw APIError(.tooManyRequests, .rateLimited,
-                                   "more than \(Self.format(server.configuration.rateLimit)) requests per second",
-                                   retryAfter: retry)
-                }
-                server.audit.clientSeen(client.id, at: Date())
-                context.client = client
-                context.sharing = snapshot.sharing
-            }
-            response = try await next(request, context)
-        } catch {
-            let apiError = APIError.from(error, logger: server.logger, requestId: requestId)
-            if context.trace.reason == nil { context.trace.setReason(apiError.code, types: apiError.error.deniedTypes) }
-            response = apiError.response(requestId: requestId)
-        }
-        response.headers[.xRequestID] = requestId
-        response.headers[.cacheControl] = "no-store"
-        let status = Int(response.status.code)
-        let denied = [401, 403, 423, 429].contains(status)
-        var route = context.endpointPath ?? "unmatched"
-        if route == "NotFound" || route.utf8.count > 100 { route = "unmatched" }
-        server.audit.record(AuditEvent(
-            event: .apiRequest, requestId: requestId, client: context.trace.client, address: context.remoteAddress,
-            method: request.method.rawValue.count <= 16 ? request.method.rawValue : "OTHER", route: route, status: status,
-            decision: denied ? .denied : .allowed,
-            detail: context.trace.detail))
-        // The entries of this request (its data read, its pairing) are durable before the answer leaves.
-        do {
-            try await server.audit.commit()
-        } catch {
-            server.logger.error("cannot write the audit log; withholding the answer", metadata: ["requestId": "\(requestId)"])
-            response = APIError(.serviceUnavailable, .storeUnavailable,
-                                "the audit log cannot be written; try again later").response(requestId: requestId)
-            response.headers[.xRequestID] = requestId
-            response.headers[.cacheControl] = "no-store"
-        }
-        return response
-    }
-
-    static func bearerToken(_ request: Request) -> String? {
-        guard let header = request.headers[.authorization] else { return nil }
-        let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return "" }
-        let token = parts[1].trimmingCharacters(in: .whitespaces)
-        guard token.utf8.count <= 128, token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return "" }
-        return token
-    }
-
-    static func newRequestID() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let a = generator.next() as UInt64, b = generator.next() as UInt32
-        return CertificateFingerprint.hex(withUnsafeBytes(of: a.bigEndian) { Array($0) } + withUnsafeBytes(of: b.bigEndian) { Array($0) })
-    }
-
-    static func format(_ value: Double) -> String {
-        if let whole = value.checkedInt64(), Double(whole) == value, abs(value) < 1e15 { return String(whole) }
-        return String(value)
-    }
-}
-
-extension HTTPField.Name {
-    static let xRequestID = HTTPField.Name(PairedAPIProtocol.requestIDHeader)!
 }
 
 /// Writes pending audit entries every flush interval while the server runs, and once more when it stops.

@@ -1,8 +1,10 @@
 import HealthAPI
 import PairedAPIClient
 import Foundation
+import HealthAccess
 import HealthModel
 import HealthService
+import HealthSupport
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -47,7 +49,7 @@ public final class PairedAPIService: Service, Sendable {
 
     public func run() async throws {
         let (identity, created) = try ServerIdentity.loadOrCreate(home: home)
-        let state = try ExportState.open(home: home)
+        let state = try AccessStore.open(home: home)
         let server = PairedAPIServer(configuration: options.server, identity: identity, state: state,
                                   service: healthService, logger: logger)
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
@@ -63,7 +65,7 @@ public final class PairedAPIService: Service, Sendable {
         if let ingestPort = options.ingestPort {
             let host = options.ingestHost
             let console = self.console
-            if !RuntimeInfo.isLoopback(host) {
+            if !Loopback.isLoopback(host) {
                 console("""
                     WARNING: the Health Auto Export receiver listens on plain HTTP on \(host):\(ingestPort), beyond this \
                     machine: ingest tokens and health data cross the network unencrypted. Prefer the HTTPS API, or bind \
@@ -110,9 +112,12 @@ public final class PairedAPIService: Service, Sendable {
             let identity = server.identity
             RuntimeInfo(host: host, port: port, bind: bind, fingerprint: identity.fingerprint,
                         pid: Int(getpid())).save(home: service.home)
-            try await server.state.adoptSharedTypes(into: service.healthService)
-            var sharing = try await server.state.currentSharing()
-            var shared = try await service.healthService.grants(for: .allDevices).read
+            // The owner's service on the server's access state: sharing, shared types, pairing codes.
+            let owner = service.healthService.withAccess(server.state, logger: service.logger)
+            let status = try await owner.sharingStatus()
+            var sharing = status.state
+            var shared = status.sharedTypes
+            let deviceName = status.deviceName
             console("""
                 Export API (HTTPS): https://\(host):\(port)\(PairedAPIProtocol.basePath)\(bind == "0.0.0.0" ? " (listening on every interface)" : "")
                 TLS certificate SHA-256: \(identity.fingerprint)\(created ? " (new identity)" : "")
@@ -120,18 +125,18 @@ public final class PairedAPIService: Service, Sendable {
                 \(Self.sharingLine(sharing, shared))
                 """)
             if options.showPairingCode {
-                let payload = try PairingCard.issue(state: server.state, identity: identity, host: host, port: port,
-                                                    lifetime: options.pairingCodeLifetime)
+                let payload = try await PairingCard.issue(service: owner, identity: identity, host: host,
+                                                          port: port, lifetime: options.pairingCodeLifetime)
                 console(try PairingCard.render(payload, qr: true))
             }
             // Advertisement.
             var responder: MDNSResponder?
             if options.advertise {
-                if RuntimeInfo.isLoopback(bind) {
+                if Loopback.isLoopback(bind) {
                     console("DNS-SD: not advertised (the API listens on loopback only; use --api-bind 0.0.0.0 to share on the network).")
                 } else {
                     var configuration = MDNSResponder.Configuration(
-                        instanceName: "HealthBridge on \(sharing.deviceName ?? options.server.defaultDeviceName)",
+                        instanceName: "HealthBridge on \(deviceName ?? options.server.defaultDeviceName)",
                         hostName: RuntimeInfo.mdnsHostName(), port: port,
                         txt: ["fp=\(identity.fingerprint.prefix(16))", "api=\(PairedAPIProtocol.version)", "v=\(PairedAPIServer.serverVersion)"],
                         addresses: bind == "0.0.0.0" ? nil : [bind])
@@ -140,8 +145,8 @@ public final class PairedAPIService: Service, Sendable {
                     do {
                         try await candidate.start()
                         responder = candidate
-                        if sharing.state == .paused { await candidate.withdraw() }
-                        console("DNS-SD: advertising \(PairedAPIProtocol.serviceType) as “\(configuration.instanceName)”\(sharing.state == .paused ? " once sharing resumes" : "").")
+                        if sharing == .paused { await candidate.withdraw() }
+                        console("DNS-SD: advertising \(PairedAPIProtocol.serviceType) as “\(configuration.instanceName)”\(sharing == .paused ? " once sharing resumes" : "").")
                     } catch {
                         console("DNS-SD: not advertising — \(error). The API still serves; pair with the code above.")
                     }
@@ -154,8 +159,8 @@ public final class PairedAPIService: Service, Sendable {
                 } catch {
                     break
                 }
-                guard let now = try? await server.state.currentSharing() else { continue }
-                if now.state != sharing.state {
+                guard let now = try? await owner.sharingStatus() else { continue }
+                if now.state != sharing {
                     switch now.state {
                     case .paused:
                         console("Sharing paused: health endpoints answer 423 locked\(responder != nil ? "; advertisement withdrawn" : "").")
@@ -165,19 +170,18 @@ public final class PairedAPIService: Service, Sendable {
                         await responder?.announce()
                     }
                 }
-                let nowShared = (try? await service.healthService.grants(for: .allDevices).read) ?? shared
-                if nowShared != shared { console(Self.sharingLine(now, nowShared)) }
-                sharing = now
-                shared = nowShared
+                if now.sharedTypes != shared { console(Self.sharingLine(now.state, now.sharedTypes)) }
+                sharing = now.state
+                shared = now.sharedTypes
             }
             await responder?.stop()
         }
 
-        static func sharingLine(_ sharing: ExportState.Sharing, _ shared: TypeGrant) -> String {
+        static func sharingLine(_ sharing: SharingState, _ shared: TypeGrant) -> String {
             let types = shared.isEmpty
                 ? "none yet — `healthbridge sharing types --enable stepCount,heartRate` shares them"
                 : shared.summary
-            return "Sharing: \(sharing.state.rawValue); shared types: \(types)"
+            return "Sharing: \(sharing.rawValue); shared types: \(types)"
         }
     }
 }
@@ -186,17 +190,16 @@ public final class PairedAPIService: Service, Sendable {
 public enum PairingCard {
     /// A new one-time code and its payload; with `appId`, a code issued for that app (the client redeeming it acts
     /// as `app:<appId>`).
-    public static func issue(state: ExportState, identity: ServerIdentity, host: String, port: Int,
-                             lifetime: TimeInterval, appId: String? = nil, now: Date = Date()) throws -> PairingPayload {
-        let (code, expires) = try state.issuePairingCode(lifetime: lifetime, appId: appId, now: now)
-        return PairingPayload(host: host, port: port, fingerprint: identity.fingerprint, code: code,
-                              expires: ISO8601.string(expires), appId: appId)
-    }
-
-    /// The clients already acting as `app:<appId>` (not revoked): a second code for an app adds a client to it, and
-    /// the owner is told so.
-    public static func activeClients(of appId: String, state: ExportState) throws -> [ExportState.Client] {
-        try state.clients().filter { $0.appId == appId && !$0.isRevoked }
+    ///
+    /// ```swift
+    /// let card = try await PairingCard.issue(service: owner, identity: identity, host: "192.168.1.20", port: 8443,
+    ///                                        lifetime: 300)
+    /// ```
+    public static func issue(service: HealthService, identity: ServerIdentity, host: String, port: Int,
+                             lifetime: TimeInterval, appId: String? = nil) async throws -> PairingPayload {
+        let issued = try await service.issuePairingCode(lifetime: lifetime, appId: appId)
+        return PairingPayload(host: host, port: port, fingerprint: identity.fingerprint, code: issued.code,
+                              expires: ISO8601.string(issued.expires), appId: appId)
     }
 
     public static func render(_ payload: PairingPayload, qr: Bool) throws -> String {
@@ -253,10 +256,6 @@ public struct RuntimeInfo: Codable, Sendable, Equatable {
             return MDNSResponder.localIPv4Addresses().first ?? "127.0.0.1"
         }
         return bind
-    }
-
-    public static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host.hasPrefix("127.") || host == "::1"
     }
 
     /// `<short host name>.local`.

@@ -1,5 +1,6 @@
 import Crypto
 import HealthAPI
+import HealthSupport
 import PairedAPIClient
 import Foundation
 import NIOCore
@@ -33,11 +34,7 @@ public struct ServerIdentity: Sendable {
         let certificateURL = directory.appendingPathComponent(certificateFileName)
         let fm = FileManager.default
         if fm.fileExists(atPath: keyURL.path), fm.fileExists(atPath: certificateURL.path) {
-            for url in [keyURL, certificateURL] {
-                if let mode = (try? fm.attributesOfItem(atPath: url.path))?[.posixPermissions] as? Int, mode & 0o077 != 0 {
-                    try fm.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
-                }
-            }
+            for url in [keyURL, certificateURL] { try PrivateFile.tightenFile(url.path) }
             let keyPEM = try String(contentsOf: keyURL, encoding: .utf8)
             let certificatePEM = try String(contentsOf: certificateURL, encoding: .utf8)
             return (try ServerIdentity(certificatePEM: certificatePEM, privateKeyPEM: keyPEM), false)

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import HealthAPI
+import HealthSupport
 
 /// Certificate fingerprints: the SHA-256 of the certificate's DER encoding, written as 64 lowercase hex digits
 /// (`3f9a…`). Input is accepted in either common spelling — lowercase hex, or uppercase hex with colons
@@ -42,10 +43,6 @@ public enum CertificateFingerprint {
 
     /// Constant-time comparison of two normalised fingerprints.
     public static func matches(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
-        guard x.count == y.count else { return false }
-        var difference: UInt8 = 0
-        for index in x.indices { difference |= x[index] ^ y[index] }
-        return difference == 0
+        ConstantTime.equals(a, b)
     }
 }

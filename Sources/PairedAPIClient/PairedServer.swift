@@ -1,13 +1,6 @@
 import Foundation
 import HealthAPI
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import HealthSupport
 
 /// The server this machine is paired with: where it is, the certificate fingerprint every connection must present,
 /// and the client token. Kept in `<directory>/paired-server.json`, mode 0600, in a directory of mode 0700.
@@ -70,52 +63,21 @@ public struct PairedServerStore: Sendable {
     /// Creates `directory` with mode 0700 from the start (`mkdir(…, 0700)`; missing parents get the usual mode), or
     /// sets 0700 on an existing one.
     public static func ensureDirectory(_ directory: URL) throws {
-        let fm = FileManager.default
-        let parent = directory.deletingLastPathComponent()
-        if !fm.fileExists(atPath: parent.path) { try fm.createDirectory(at: parent, withIntermediateDirectories: true) }
-        if mkdir(directory.path, 0o700) != 0, errno != EEXIST {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: directory.path])
-        }
-        try fm.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.path)
+        try PrivateFile.createDirectory(directory)
     }
 
     /// Writes `data` to `url` with mode 0600 from the first byte (never briefly world-readable).
     public static func writePrivate(_ data: Data, to url: URL) throws {
-        let temporary = url.deletingLastPathComponent()
-            .appendingPathComponent(".\(url.lastPathComponent).\(UInt32.random(in: 0...UInt32.max)).tmp")
-        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-        guard fd >= 0 else {
-            throw PairedAPIClientError.invalidArgument("cannot write \(temporary.path): \(String(cString: strerror(errno)))")
-        }
-        var failed = false
-        data.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if written <= 0 { failed = true; break }
-                offset += written
-            }
-        }
-        if fsync(fd) != 0 { failed = true }
-        close(fd)
-        if failed {
-            unlink(temporary.path)
-            throw PairedAPIClientError.invalidArgument("cannot write \(url.path)")
-        }
-        guard rename(temporary.path, url.path) == 0 else {
-            unlink(temporary.path)
-            throw PairedAPIClientError.invalidArgument("cannot replace \(url.path): \(String(cString: strerror(errno)))")
+        do {
+            try PrivateFile.write(data, to: url, createDirectory: false)
+        } catch let error as PrivateFileError {
+            throw PairedAPIClientError.invalidArgument(error.message)
         }
     }
 
     /// Puts the directory back to 0700 and the file to 0600 if someone loosened them.
     static func tightenPermissions(directory: URL, file: URL) throws {
-        let fm = FileManager.default
-        if let mode = (try? fm.attributesOfItem(atPath: directory.path))?[.posixPermissions] as? Int, mode & 0o077 != 0 {
-            try fm.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.path)
-        }
-        if let mode = (try? fm.attributesOfItem(atPath: file.path))?[.posixPermissions] as? Int, mode & 0o077 != 0 {
-            try fm.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
-        }
+        try PrivateFile.tightenDirectory(directory.path)
+        try PrivateFile.tightenFile(file.path)
     }
 }

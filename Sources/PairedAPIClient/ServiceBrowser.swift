@@ -1,5 +1,6 @@
 import Foundation
 import HealthAPI
+import HealthSupport
 import NIOCore
 import NIOPosix
 import Synchronization
@@ -124,7 +125,7 @@ public enum ServiceBrowser {
     }
 
     static func isLoopback(_ address: SocketAddress) -> Bool {
-        address.ipAddress?.hasPrefix("127.") == true || address.ipAddress == "::1"
+        address.ipAddress.map(Loopback.isLoopbackAddress) == true
     }
 
     static func ipv6String(_ bytes: [UInt8]) -> String {

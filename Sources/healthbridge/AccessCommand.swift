@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import HealthAPI
+import HealthModel
 import HealthService
 
 /// `healthbridge access`: the requests apps and devices filed for access, and the owner's answers.

@@ -1,7 +1,8 @@
 import ArgumentParser
-import PairedAPI
 import Foundation
+import HealthAccess
 import HealthModel
+import HealthService
 
 struct AuditCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -24,8 +25,8 @@ struct AuditCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let state = try ExportState.open(home: store.resolveHome().directory)
-        let events = try state.auditEvents(limit: limit)
+        let service = try await store.openService()
+        let events = try await service.recentAuditEvents(limit: limit)
         if json {
             try Output.json(events)
             return
@@ -35,7 +36,7 @@ struct AuditCommand: AsyncParsableCommand {
             return
         }
         // Each client hash with the principal that client acts as (`app:ID` or `device:ID`).
-        let principals = Dictionary(try state.clients().map { ($0.auditId, $0.principal.id) }, uniquingKeysWith: { a, _ in a })
+        let principals = Dictionary(try await service.pairedClients().map { ($0.auditId, $0.principal.id) }, uniquingKeysWith: { a, _ in a })
         Output.table(["time", "event", "request", "client", "acts as", "address", "route", "status", "decision", "detail"], events.map { event in
             [ISO8601.string(event.at, timeZone: .current), event.event.rawValue, event.requestId ?? "", event.client ?? "",
              event.client.flatMap { principals[$0] } ?? "",

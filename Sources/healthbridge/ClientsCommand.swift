@@ -1,7 +1,8 @@
 import ArgumentParser
-import PairedAPI
 import Foundation
+import HealthAccess
 import HealthModel
+import HealthService
 
 struct ClientsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -14,8 +15,7 @@ struct ClientsCommand: AsyncParsableCommand {
         @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            let state = try ExportState.open(home: store.resolveHome().directory)
-            let clients = try state.clients()
+            let clients = try await store.openService().pairedClients()
             if json {
                 try Output.json(clients.map { client in
                     ["id": AnyEncodable(client.id), "name": AnyEncodable(client.name), "auditId": AnyEncodable(client.auditId),
@@ -39,7 +39,7 @@ struct ClientsCommand: AsyncParsableCommand {
 
     /// The principal a client acts as: `app:<appId>` when it redeemed a code issued for that app
     /// (`healthbridge pair-code --app ID`), else `device:<clientId>` (the rule of the export API's `deviceService`).
-    static func principal(_ client: ExportState.Client) -> String { client.principal.id }
+    static func principal(_ client: AccessStore.Client) -> String { client.principal.id }
 
     struct Revoke: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -48,8 +48,7 @@ struct ClientsCommand: AsyncParsableCommand {
         @Argument(help: "The client id (or a unique prefix of 4 characters or more), from `clients list`.") var id: String
 
         func run() async throws {
-            let state = try ExportState.open(home: store.resolveHome().directory)
-            guard let client = try state.revoke(id) else {
+            guard let client = try await store.openService().revokePairedClient(id) else {
                 throw ValidationError("no client with id '\(id)'; see `healthbridge clients list`")
             }
             print("Revoked \(client.id) (\(client.name)): its token is refused from its next request.")

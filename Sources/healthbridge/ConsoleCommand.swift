@@ -1,7 +1,7 @@
 import ArgumentParser
-import PairedAPI
 import Foundation
 import HealthConsole
+import HealthService
 
 /// `healthbridge console`: a fresh one-time login link for the console of the `serve` running on this data directory.
 struct ConsoleCommand: AsyncParsableCommand {
@@ -22,7 +22,7 @@ struct ConsoleCommand: AsyncParsableCommand {
         guard let running = ConsoleRuntime.load(home: home) else {
             throw ValidationError("no `healthbridge serve` with a console is running for this data directory; start it (it prints a login link)")
         }
-        let key = try ExportState.open(home: home).issueConsoleKey()
+        let key = try await store.openService().issueConsoleKey()
         print("\(running.origin)/login?key=\(key)")
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HealthAPI
 import HealthService
 
 /// `healthbridge coverage TYPE`: which sources recorded a type per day (or hour), and the gaps where nothing was.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HealthAPI
 import HealthDemo
 import HealthEngine
 import HealthModel

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HealthAPI
 import HealthService
 
 /// `healthbridge energy`: energy eaten against energy burned, per day.

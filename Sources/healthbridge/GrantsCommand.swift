@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import HealthAPI
+import HealthModel
 import HealthService
 
 struct GrantsCommand: AsyncParsableCommand {

@@ -13,16 +13,25 @@ struct HealthBridgeCommand: AsyncParsableCommand {
             With --json, results are JSON on stdout and errors {"error":{"code","message"}} on stderr.
             """,
         version: HealthBridgeVersion.current,
-        subcommands: [
-            DemoCommand.self, ImportCommand.self, TypesCommand.self, SourcesCommand.self, QueryCommand.self,
-            SummaryCommand.self, CoverageCommand.self, LatestCommand.self, SleepCommand.self, WorkoutsCommand.self, ActivityCommand.self,
-            TodayCommand.self, EnergyCommand.self, PriorityCommand.self, GrantsCommand.self, LogCommand.self, DeleteCommand.self,
-            ChangesCommand.self,
-            MCPCommand.self, ServeCommand.self, ConsoleCommand.self,
-            NodeCommand.self,
-            // Local-network export: server side, then the client of a paired server.
-            PairCodeCommand.self, SharingCommand.self, ClientsCommand.self, IngestTokenCommand.self, AuditCommand.self,
-            DiscoverCommand.self, PairCommand.self, AccessCommand.self, StatusCommand.self, RemoteCommand.self, FetchCommand.self,
+        groupedSubcommands: [
+            CommandGroup(name: "Your data", subcommands: [
+                DemoCommand.self, ImportCommand.self, TypesCommand.self, SourcesCommand.self, QueryCommand.self,
+                SummaryCommand.self, CoverageCommand.self, LatestCommand.self, SleepCommand.self, WorkoutsCommand.self,
+                ActivityCommand.self, TodayCommand.self, EnergyCommand.self, ChangesCommand.self,
+            ]),
+            CommandGroup(name: "Writes, priority and consent", subcommands: [
+                LogCommand.self, DeleteCommand.self, PriorityCommand.self, GrantsCommand.self,
+            ]),
+            CommandGroup(name: "Serving agents and devices", subcommands: [
+                ServeCommand.self, MCPCommand.self, ConsoleCommand.self, NodeCommand.self,
+            ]),
+            CommandGroup(name: "This computer's paired API", subcommands: [
+                PairCodeCommand.self, SharingCommand.self, ClientsCommand.self, IngestTokenCommand.self, AuditCommand.self,
+            ]),
+            CommandGroup(name: "Reading another computer's paired API", subcommands: [
+                DiscoverCommand.self, PairCommand.self, AccessCommand.self, StatusCommand.self, RemoteCommand.self,
+                FetchCommand.self,
+            ]),
         ]
     )
 
@@ -38,6 +47,8 @@ struct HealthBridgeCommand: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
+            // The service's hints in the CLI's words: its commands.
+            let error = (error as? HealthError).map { $0.rendered(Output.hint) } ?? error
             guard arguments.contains("--json"), let failure = jsonFailure(error) else { exit(withError: error) }
             Output.jsonError(failure.error)
             Foundation.exit(failure.code)

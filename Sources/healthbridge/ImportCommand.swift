@@ -1,5 +1,4 @@
 import ArgumentParser
-import PairedAPI
 import Foundation
 import HealthAutoExport
 import HealthImport
@@ -80,19 +79,17 @@ struct ImportCommand: AsyncParsableCommand {
         let healthConnect = !HAEPayloadReader.recognises(prefix) && HealthConnectPayloadReader.recognises(prefix)
         guard HAEPayloadReader.recognises(prefix) || healthConnect else { return nil }
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-        guard size <= HealthService.maxIngestBytes else {
-            throw HealthError(.payloadTooLarge, "a Health Auto Export file is at most \(HealthService.maxIngestBytes / 1_048_576) MB")
+        guard size <= IngestBatch.maxBytes else {
+            throw HealthError(.payloadTooLarge, "a Health Auto Export file is at most \(IngestBatch.maxBytes / 1_048_576) MB")
         }
         return (prefix + [UInt8](try handle.readToEnd() ?? Data()), healthConnect)
     }
 
     func importHealthAutoExport(_ payload: [UInt8], healthConnect: Bool = false) async throws {
-        let home = try store.resolveHome()
-        let audit = ExportAuditor(state: try ExportState.open(home: home.directory), logger: CLILog.logger)
-        let service = try await HealthService.open(store: store.openStore()).auditing(to: audit)
+        let service = try await store.openService()
         let started = Date()
-        let report = healthConnect ? try await service.ingestHealthConnect(payload)
-            : try await service.ingestHealthAutoExport(payload)
+        let batch = healthConnect ? try HealthConnectPayloadReader().batch(payload) : try HAEPayloadReader().batch(payload)
+        let report = try await service.ingest(batch)
         if json {
             try Output.json(report)
             return

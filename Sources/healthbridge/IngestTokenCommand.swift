@@ -25,12 +25,9 @@ struct IngestTokenCommand: AsyncParsableCommand {
         @Flag(help: "Print {\"name\", \"token\"} as JSON.") var json = false
 
         func run() async throws {
-            try ExportState.checkIngestName(name)
-            let state = try ExportState.open(home: store.resolveHome().directory)
-            let service = try await HealthService.open(store: store.openStore())
-            let token = try state.createIngestToken(name: name)
-            let principal = Principal(kind: .ingest, name: name)
-            try await service.updateGrants(GrantsUpdate(principal: principal.id, allowWrite: HAEMetricCatalog.writableTypes))
+            let created = try await store.openService()
+                .createIngestToken(name: name, allowWrite: HAEMetricCatalog.writableTypes)
+            let (token, principal) = (created.token, created.principal)
             if json {
                 try Output.json(["name": name, "token": token])
                 return
@@ -56,8 +53,7 @@ struct IngestTokenCommand: AsyncParsableCommand {
         @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            let state = try ExportState.open(home: store.resolveHome().directory)
-            let tokens = try state.ingestTokens()
+            let tokens = try await store.openService().ingestTokens()
             if json {
                 try Output.json(tokens.map { token in
                     ["name": AnyEncodable(token.name), "principal": AnyEncodable("ingest:\(token.name)"),
@@ -85,8 +81,7 @@ struct IngestTokenCommand: AsyncParsableCommand {
         @Argument(help: "The token's name.") var name: String
 
         func run() async throws {
-            let state = try ExportState.open(home: store.resolveHome().directory)
-            guard try state.revokeIngestToken(name: name) != nil else {
+            guard try await store.openService().revokeIngestToken(name: name) != nil else {
                 throw HealthError(.notFound, "no ingest token named '\(name)'; see `healthbridge ingest-token list`")
             }
             print("Revoked ingest:\(name): its next push is refused.")

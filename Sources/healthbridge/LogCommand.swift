@@ -1,17 +1,21 @@
 import ArgumentParser
 import Foundation
+import HealthAPI
+import HealthModel
 import HealthService
 
 struct LogCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "log",
-        abstract: "Write to the store: a meal, a weight, water, a workout.",
+        abstract: "Write to the store: a meal, a weight, water, a workout, any writable measurement.",
         discussion: """
             Written as the owner (source "HealthBridge"). A --log-id makes a write idempotent: writing it again changes \
             nothing, and `healthbridge delete --log-id` removes every object of the entry. With --sync-id, a greater \
-            --sync-version replaces the stored object (HealthKit's sync identifiers).
+            --sync-version replaces the stored object (HealthKit's sync identifiers). Any writable type: \
+            `healthbridge log <type> <value> [--unit U] [--metadata name=value]` (`healthbridge log quantity --help` \
+            lists the types and their units).
             """,
-        subcommands: [Food.self, Weight.self, Water.self, Workout.self])
+        subcommands: [Food.self, Weight.self, Water.self, Workout.self, Quantity.self], defaultSubcommand: Quantity.self)
 
     /// Options every write takes.
     struct WriteOptions: ParsableArguments {
@@ -53,6 +57,36 @@ struct LogCommand: AsyncParsableCommand {
                 logId: logId, loggedAt: at, name: name, meal: meal, calories: calories, protein: protein, carbs: carbs,
                 fat: fat, fiber: fiber, sugar: sugar, sodium: sodium, cholesterol: cholesterol, saturatedFat: saturatedFat,
                 syncVersion: syncVersion))
+            try LogCommand.print(result, json: output.json)
+        }
+    }
+
+    struct Quantity: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "A measurement of any writable type, in one of its units.",
+            discussion: "Types and units: " + SampleTypeRegistry.writableTypes.map { type in
+                "\(type.identifier) (\(type.entryUnits.map(\.name).joined(separator: ", "))\(type.writeMetadata.isEmpty ? "" : "; --metadata " + type.writeMetadata.map { "\($0.name)=\($0.values.map(\.name).joined(separator: "|"))" }.joined(separator: " ")))"
+            }.joined(separator: ", ") + ". Example: healthbridge log heartRate 62 --unit bpm --at 2024-05-01T07:30")
+        @OptionGroup var store: StoreOptions
+        @Argument(help: "A writable type (bodyMass, dietaryWater, heartRate…) or a shortcut (water, weight…).") var type: String
+        @Argument(help: "The measurement.") var value: Double
+        @Option(help: "One of the type's units (default the first).") var unit: String?
+        @Option(help: "Metadata the type allows, name=value (repeatable).") var metadata: [String] = []
+        @OptionGroup var write: WriteOptions
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            var entries: [String: String] = [:]
+            for item in metadata {
+                let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
+                guard parts.count == 2, !parts[0].isEmpty else {
+                    throw HealthError(.invalidArgument, "--metadata takes name=value, got '\(item.prefix(64))'")
+                }
+                entries[parts[0]] = parts[1]
+            }
+            let result = try await store.openService().log(QuantityLog(
+                type: type, value: value, unit: unit, at: write.at, metadata: entries.isEmpty ? nil : entries,
+                logId: write.logId, syncId: write.syncId, syncVersion: write.syncVersion))
             try LogCommand.print(result, json: output.json)
         }
     }

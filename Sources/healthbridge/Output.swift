@@ -1,4 +1,5 @@
 import Foundation
+import HealthAPI
 import HealthModel
 import HealthService
 import Logging
@@ -149,6 +150,25 @@ enum Output {
         table(["principal", "read", "write", "set by"], entries.map { entry in
             [entry.principal, entry.read, entry.write, entry.explicit ? "owner" : "default"]
         })
+    }
+
+    /// A ``HealthError/Hint`` in the CLI's words: the command that does it.
+    ///
+    /// ```swift
+    /// HealthError(.invalidType, "unknown type 'stepz'", hint: .listTypes).rendered(Output.hint).message
+    /// // "unknown type 'stepz' (`healthbridge types` lists them)"
+    /// ```
+    static func hint(_ hint: HealthError.Hint) -> String? {
+        switch hint {
+        case .listTypes: "`healthbridge types` lists them"
+        case .listSources: "`healthbridge sources --type TYPE` lists them"
+        case .listWorkouts: "workouts have their own command: `healthbridge workouts`"
+        case .sleepNights: "`healthbridge sleep` lists the nights"
+        case .ownerChangesGrants: "`healthbridge grants` on the server"
+        case .ownerSharesTypes: "the owner shares types with `healthbridge sharing types --enable` or `healthbridge grants`"
+        case .ownerAllowsWrite(let principal, let type): "`healthbridge grants \(principal) --allow-write \(type)`"
+        case .ownerResumesSharing: "`healthbridge sharing resume`"
+        }
     }
 
     /// An error in the one shape every interface uses: `{"error": {"code", "message"}}`, one line on stderr.

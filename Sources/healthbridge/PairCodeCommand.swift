@@ -42,18 +42,18 @@ struct PairCodeCommand: AsyncParsableCommand {
     func run() async throws {
         let home = try store.resolveHome().directory
         let (identity, _) = try ServerIdentity.loadOrCreate(home: home)
-        let state = try ExportState.open(home: home)
+        let service = try await store.openService()
         let running = RuntimeInfo.load(home: home)
         if let running, running.fingerprint != identity.fingerprint {
             Output.stderr("warning: the running server presents another certificate (\(running.fingerprint)); restart it")
         }
-        let payload = try PairingCard.issue(
-            state: state, identity: identity,
+        let payload = try await PairingCard.issue(
+            service: service, identity: identity,
             host: host ?? running?.host ?? RuntimeInfo.advertisedHost(bind: "0.0.0.0"),
             port: port ?? running?.port ?? PairedAPIProtocol.defaultPort, lifetime: TimeInterval(ttl), appId: app)
         if let app {
             // Never a silent second client: the owner is told when the app already has one.
-            let existing = try PairingCard.activeClients(of: app, state: state)
+            let existing = try await service.pairedClients(ofApp: app)
             if !existing.isEmpty {
                 Output.stderr("note: app:\(app) already has \(existing.count) paired client(s) (\(existing.map(\.id).joined(separator: ", "))); this code pairs another one acting as app:\(app) (`healthbridge clients` lists them)")
             }

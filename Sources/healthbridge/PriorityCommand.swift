@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HealthAPI
 import HealthService
 
 struct PriorityCommand: AsyncParsableCommand {

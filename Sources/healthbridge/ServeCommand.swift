@@ -1,12 +1,14 @@
 import ArgumentParser
 import PairedAPI
 import Foundation
+import HealthAccess
 import GatewayNode
 import HealthConsole
 import HealthDemo
 import HealthMCP
 import HealthService
 import HealthStore
+import HealthSupport
 import Hummingbird
 import Logging
 import ServiceLifecycle
@@ -106,7 +108,7 @@ struct ServeCommand: AsyncParsableCommand {
     /// that its cookie is then shared with every web server on that address.
     func consolePlace(_ shared: SharedPieces) -> (host: String, ownListener: Bool)? {
         if noConsole { return nil }
-        guard HealthMCPHTTP.isLoopback(mcpBind) else {
+        guard Loopback.isLoopback(mcpBind) else {
             Output.stderr("Console: off. It is served only while the MCP listener is on loopback, and that is on \(mcpBind) (bind it to 127.0.0.1 for the console, or pass --no-console).")
             return nil
         }
@@ -121,16 +123,16 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func makeConsole(_ shared: SharedPieces, host: String, interfaces: [(name: String, address: String)]) throws -> Console {
-        Console(service: shared.service, state: try ExportState.open(home: shared.home.directory), home: shared.home,
+        Console(service: shared.service, home: shared.home,
                 configuration: .init(port: mcpPort, host: host, interfaces: interfaces), logger: CLILog.logger)
     }
 
     /// Once the console listens: records where (`<home>/console.json`, for `healthbridge console`) and prints the
     /// first one-time login link.
-    static func consoleStarted(_ console: Console, port: Int, home: URL) {
+    static func consoleStarted(_ console: Console, port: Int, home: URL) async {
         console.setPort(port)
         ConsoleRuntime(origin: console.origin, pid: Int(getpid())).save(home: home)
-        if let url = try? console.loginURL() {
+        if let url = try? await console.loginURL() {
             FileHandle.standardOutput.write(Data("HealthBridge console: \(url)\n  (a one-time link, valid for 10 minutes; `healthbridge console` prints a fresh one)\n".utf8))
         }
     }
@@ -138,7 +140,7 @@ struct ServeCommand: AsyncParsableCommand {
     /// The MCP endpoint over streamable HTTP; with `console`, the console at `/` too (the fallback); with
     /// `consoleRedirect`, `/` sends a browser to the console's own address instead (no cookie is set or read here).
     func mcpApplication(_ shared: SharedPieces, console: Console?, consoleRedirect: String?) throws -> some Service {
-        let loopback = HealthMCPHTTP.isLoopback(mcpBind)
+        let loopback = Loopback.isLoopback(mcpBind)
         var bearer = mcpToken
         if bearer == nil, !loopback {
             let stored = try HealthMCPHTTP.loadOrCreateToken(in: shared.home.directory)
@@ -165,7 +167,7 @@ struct ServeCommand: AsyncParsableCommand {
                            configuration: .init(address: .hostname(mcpBind, port: mcpPort), serverName: "healthbridge"),
                            onServerRunning: { channel in
                                guard let console else { return }
-                               ServeCommand.consoleStarted(console, port: channel.localAddress?.port ?? port, home: home)
+                               await ServeCommand.consoleStarted(console, port: channel.localAddress?.port ?? port, home: home)
                            },
                            logger: CLILog.logger)
     }
@@ -179,7 +181,7 @@ struct ServeCommand: AsyncParsableCommand {
                            configuration: .init(address: .hostname(host, port: mcpPort),
                                                 serverName: "healthbridge"),
                            onServerRunning: { channel in
-                               ServeCommand.consoleStarted(console, port: channel.localAddress?.port ?? port, home: home)
+                               await ServeCommand.consoleStarted(console, port: channel.localAddress?.port ?? port, home: home)
                            },
                            logger: CLILog.logger)
     }
@@ -206,8 +208,8 @@ struct SharedPieces: Sendable {
             let report = try await DemoGenerator(days: 60, end: Date(), timeZone: .current).populate(store)
             Output.stderr("Demo data: \(report.samples) samples and \(report.workouts) workouts over 60 days, up to now.")
         }
-        let audit = ExportAuditor(state: try ExportState.open(home: home.directory), logger: CLILog.logger)
-        return SharedPieces(home: home, service: try await HealthService.open(store: store).auditing(to: audit))
+        return SharedPieces(home: home, service: try await HealthService.open(
+            store: store, access: try AccessStore.open(home: home.directory), logger: CLILog.logger))
     }
 }
 

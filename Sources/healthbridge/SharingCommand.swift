@@ -1,7 +1,5 @@
 import ArgumentParser
 import HealthAPI
-import PairedAPIClient
-import PairedAPI
 import Foundation
 import HealthModel
 import HealthService
@@ -24,8 +22,7 @@ struct SharingCommand: AsyncParsableCommand {
         @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            let (state, service) = try await SharingCommand.open(store)
-            try await SharingCommand.print(try state.sharing(), service: service, json: json)
+            try SharingCommand.print(try await store.openService().sharingStatus(), json: json)
         }
     }
 
@@ -35,8 +32,7 @@ struct SharingCommand: AsyncParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
-            let state = try ExportState.open(home: store.resolveHome().directory)
-            try state.setSharingState(.paused)
+            try await store.openService().setSharing(.paused)
             Swift.print("Sharing paused: health endpoints answer 423 locked; the advertisement is withdrawn.")
         }
     }
@@ -46,9 +42,9 @@ struct SharingCommand: AsyncParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
-            let (state, service) = try await SharingCommand.open(store)
-            try state.setSharingState(.active)
-            let shared = try await service.grants(for: .allDevices).read
+            let service = try await store.openService()
+            try await service.setSharing(.active)
+            let shared = try await service.sharingStatus().sharedTypes
             Swift.print("Sharing resumed\(shared.isEmpty ? " (no types are shared yet: `healthbridge sharing types --enable …`)" : ": \(shared.summary)").")
         }
     }
@@ -63,14 +59,10 @@ struct SharingCommand: AsyncParsableCommand {
         @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            let (state, service) = try await SharingCommand.open(store)
-            if enable != nil || disable != nil {
-                let off = try disable.map { $0.trimmingCharacters(in: .whitespaces) == "all" ? ["*"] : try SharingCommand.resolve($0) } ?? []
-                try await service.updateGrants(GrantsUpdate(principal: Principal.allDevices.id,
-                                                            allowRead: try enable.map(SharingCommand.resolve) ?? [],
-                                                            deny: off))
-            }
-            try await SharingCommand.print(try state.sharing(), service: service, json: json)
+            let off = try disable.map { $0.trimmingCharacters(in: .whitespaces) == "all" ? ["*"] : try SharingCommand.resolve($0) } ?? []
+            let status = try await store.openService().shareTypes(enable: try enable.map(SharingCommand.resolve) ?? [],
+                                                                  disable: off)
+            try SharingCommand.print(status, json: json)
         }
     }
 
@@ -85,8 +77,7 @@ struct SharingCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let state = try ExportState.open(home: store.resolveHome().directory)
-            try state.setDeviceName(name)
+            try await store.openService().setDeviceName(name)
             Swift.print("Device name: \(name ?? ProcessInfo.processInfo.hostName)")
         }
     }
@@ -102,16 +93,8 @@ struct SharingCommand: AsyncParsableCommand {
         }
     }
 
-    /// The export state and the service, with the shared types of an older version moved into the grants.
-    static func open(_ store: StoreOptions) async throws -> (ExportState, HealthService) {
-        let state = try ExportState.open(home: store.resolveHome().directory)
-        let service = try await store.openService()
-        try await state.adoptSharedTypes(into: service)
-        return (state, service)
-    }
-
-    static func print(_ sharing: ExportState.Sharing, service: HealthService, json: Bool) async throws {
-        let shared = try await service.grants(for: .allDevices).read
+    static func print(_ sharing: SharingStatus, json: Bool) throws {
+        let shared = sharing.sharedTypes
         let types = shared.all ? ["*"] + shared.except.sorted().map { "-" + $0 } : shared.types.sorted()
         if json {
             try Output.json(["state": AnyEncodable(sharing.state.rawValue), "types": AnyEncodable(types),

@@ -1,9 +1,10 @@
 import ArgumentParser
-import PairedAPI
 import Foundation
+import HealthAccess
 import HealthModel
 import HealthService
 import HealthStore
+import HealthSupport
 
 /// Where the store is, for every command that opens it.
 struct StoreOptions: ParsableArguments {
@@ -11,25 +12,27 @@ struct StoreOptions: ParsableArguments {
     var home: String?
 
     func resolveHome() throws -> HealthBridgeHome {
-        if let home {
-            let resolved = HealthBridgeHome(directory: URL(fileURLWithPath: home, isDirectory: true))
-            try resolved.createIfNeeded()
-            return resolved
+        try HealthError.mappingPrivateFile {
+            if let home {
+                let resolved = HealthBridgeHome(directory: URL(fileURLWithPath: home, isDirectory: true))
+                try resolved.createIfNeeded()
+                return resolved
+            }
+            return try HealthBridgeHome.resolve()
         }
-        return try HealthBridgeHome.resolve()
     }
 
     func openStore() throws -> SQLiteHealthStore {
         try SQLiteHealthStore(location: .file(resolveHome().storeURL), logger: CLILog.logger)
     }
 
-    /// The service, acting for the owner (the person at this machine's command line), reporting writes and deletes
-    /// to the data directory's audit log.
+    /// The service, acting for the owner (the person at this machine's command line), on the data directory's
+    /// access state (pairing, clients, sharing, tokens, audit log), reporting writes and deletes to its audit log.
     func openService() async throws -> HealthService {
         let home = try resolveHome()
         let store = try SQLiteHealthStore(location: .file(home.storeURL), logger: CLILog.logger)
-        return try await HealthService.open(store: store)
-            .auditing(to: ExportAuditor(state: try ExportState.open(home: home.directory), logger: CLILog.logger))
+        return try await HealthService.open(store: store, access: try AccessStore.open(home: home.directory),
+                                            logger: CLILog.logger)
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayNode
+import HealthAPI
 import HealthBridgeTesting
 import HealthModel
 import HealthService

@@ -4,6 +4,7 @@ import HealthBridgeTesting
 import HealthModel
 import HealthService
 import HealthStore
+import HealthSupport
 import Testing
 
 extension GatewayNodeTests {

@@ -1,7 +1,11 @@
 import Foundation
+import HealthAPI
+import struct HealthAPI.GrantsUpdate
+import struct HealthAPI.ChangesRequest
 import GatewayNode
+import HealthAutoExport
 import HealthModel
-import HealthService
+@testable import HealthService
 import HealthStore
 import Testing
 
@@ -31,7 +35,7 @@ extension GatewayNodeTests {
                     #expect(await gateway.invoke("health.subscribe", params: subscribe) == .ok(payloadJSON: nil))
                     let before = try await service.store.currentAnchor()
                     let now = Date()
-                    let report = try await phone.ingestHealthAutoExport(Self.payload([61, 64, 67], now: now))
+                    let report = try await phone.ingest(try HAEPayloadReader().batch(Self.payload([61, 64, 67], now: now)))
                     let committed = ContinuousClock.now
                     #expect(report.inserted == 3)
                     #expect(await gateway.wait(.seconds(2)) { !$0.events.isEmpty })
@@ -43,7 +47,7 @@ extension GatewayNodeTests {
                     let changes = try await service.changes(ChangesRequest(types: ["heartRate"], anchor: String(before)))
                     #expect(changes.added.count == 3)
                     // The same push again: nothing new, no event.
-                    let again = try await phone.ingestHealthAutoExport(Self.payload([61, 64, 67], now: now))
+                    let again = try await phone.ingest(try HAEPayloadReader().batch(Self.payload([61, 64, 67], now: now)))
                     #expect(again.inserted == 0 && again.unchanged == 3)
                     try await Task.sleep(for: .milliseconds(1_200))
                     #expect(gateway.events().count == 1)

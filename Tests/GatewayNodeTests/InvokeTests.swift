@@ -1,4 +1,6 @@
 import Foundation
+import HealthAPI
+import struct HealthAPI.SleepRequest
 import GatewayNode
 import HealthBridgeTesting
 import HealthModel

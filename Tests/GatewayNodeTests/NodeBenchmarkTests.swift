@@ -1,8 +1,9 @@
 import Foundation
 import GatewayNode
+import HealthAPI
 import HealthBridgeTesting
 import HealthModel
-import HealthService
+@testable import HealthService
 import HealthStore
 import Testing
 

@@ -1,9 +1,11 @@
 import Foundation
+import HealthAPI
+import struct HealthAPI.GrantsUpdate
 import GatewayNode
 import HealthBridgeTesting
 import HealthDemo
 import HealthModel
-import HealthService
+@testable import HealthService
 import HealthStore
 import Testing
 
@@ -69,6 +71,23 @@ extension GatewayNodeTests {
                     try await service.store.save([steps(30, at: Date().addingTimeInterval(-120))])
                     #expect(await gateway.wait(.seconds(2)) { $0.events.count == 2 })
                     #expect(try updatePayload(gateway.events().last!).type == "stepCount")
+                }
+            }
+        }
+
+        @Test func aTypeTheGatewayMayNotReadIsNeverPushed() async throws {
+            try await withTemporaryDirectory { dir in
+                let service = try await makeService(dir)
+                try await service.updateGrants(GrantsUpdate(principal: Principal.gateway().id, deny: ["heartRate"]))
+                try await withConnectedNode(service: service, directory: dir) { gateway, _ in
+                    #expect(await gateway.invoke("health.subscribe", params: .object(["types": .array([.string("heartRate"), .string("stepCount")])]))
+                            == .ok(payloadJSON: nil))
+                    try await service.store.save([heartRate(70, at: Date().addingTimeInterval(-20))])
+                    try await service.store.save([steps(30, at: Date().addingTimeInterval(-120))])
+                    #expect(await gateway.wait(.seconds(2)) { !$0.events.isEmpty })
+                    try await Task.sleep(for: .milliseconds(600))
+                    #expect(try gateway.events().map { try updatePayload($0).type } == ["stepCount"],
+                            "the service's change feed leaves heartRate out: no event, as if nothing was recorded")
                 }
             }
         }

@@ -1,9 +1,10 @@
 import Foundation
 import GatewayNode
+import HealthAPI
 import HealthBridgeTesting
 import HealthDemo
 import HealthModel
-import HealthService
+@testable import HealthService
 import HealthStore
 import Logging
 import Synchronization

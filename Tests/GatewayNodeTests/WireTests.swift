@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import GatewayNode
+import HealthAPI
 import HealthModel
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import HealthAPI
 import HealthModel
 import HealthStore
 import Testing
@@ -246,7 +247,7 @@ import Testing
 
     @Test func payloadsOverTheLimitAreRefused() async throws {
         let service = try await Fixture.ingestService()
-        let big = [UInt8](repeating: 0x20, count: HealthService.maxIngestBytes + 1)
+        let big = [UInt8](repeating: 0x20, count: IngestBatch.maxBytes + 1)
         do {
             _ = try await service.ingestHealthAutoExport(big)
             Issue.record("accepted a payload over the limit")

@@ -1,4 +1,5 @@
 import Foundation
+import HealthAPI
 import Synchronization
 import HealthModel
 import HealthStore
@@ -43,4 +44,17 @@ final class AuditRecorder: HealthAuditor, Sendable {
     var entries: [WriteAuditEntry] { stored.withLock { $0 } }
     func record(_ entry: WriteAuditEntry) async { stored.withLock { $0.append(entry) } }
     func record(_ change: ConsentAuditEntry) async {}
+}
+
+extension HealthService {
+    /// What the Health Auto Export receiver does with a body: the reader's batch (with the request's grouping), then
+    /// the service's ingest.
+    func ingestHealthAutoExport(_ body: [UInt8], info: IngestBatchInfo = IngestBatchInfo()) async throws -> IngestReport {
+        try await ingest(try HAEPayloadReader(aggregation: HAEBucket(header: info.aggregation)).batch(body), info: info)
+    }
+
+    /// What the Health Connect receiver does with a body: the reader's batch, then the service's ingest.
+    func ingestHealthConnect(_ body: [UInt8], info: IngestBatchInfo = IngestBatchInfo()) async throws -> IngestReport {
+        try await ingest(try HealthConnectPayloadReader().batch(body), info: info)
+    }
 }

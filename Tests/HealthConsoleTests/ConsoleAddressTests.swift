@@ -1,4 +1,5 @@
 import Foundation
+import HealthSupport
 @testable import HealthConsole
 import Testing
 
@@ -17,7 +18,7 @@ import Testing
         #expect(address != "127.0.0.1")
         let h = try await ConsoleHarness.start(days: 1, address: address)
         defer { h.stop() }
-        #expect(try h.console.loginURL().hasPrefix("http://\(address):\(h.port)/login?key="),
+        #expect(try await h.console.loginURL().hasPrefix("http://\(address):\(h.port)/login?key="),
                 "the login link opens the console's own address")
         let key = try h.state.issueConsoleKey()
         let login = try await h.send("GET", "/login?key=\(key)")
@@ -58,8 +59,8 @@ import Testing
         // A file that does not hold a loopback address is replaced, never bound.
         try Data("0.0.0.0\n".utf8).write(to: file)
         let fresh = try ConsoleAddress.loadOrCreate(home: directory)
-        #expect(ConsoleAddress.isLoopbackAddress(fresh) && fresh != "0.0.0.0")
-        #expect(!ConsoleAddress.isLoopbackAddress("127.evil.example.com") && !ConsoleAddress.isLoopbackAddress("127.1"))
+        #expect(Loopback.isIPv4Loopback(fresh) && fresh != "0.0.0.0")
+        #expect(!Loopback.isIPv4Loopback("127.evil.example.com") && !Loopback.isIPv4Loopback("127.1"))
         // On an address of its own the console answers to that name only; on 127.0.0.1 to the shared names.
         #expect(Console.isOwnAuthority("\(address):8080", port: 8080, boundHost: address))
         #expect(!Console.isOwnAuthority("127.0.0.1:8080", port: 8080, boundHost: address))

@@ -1,9 +1,10 @@
-import PairedAPI
 import Foundation
+import HealthAccess
 import HealthBridgeTesting
 import HealthConsole
 import HealthService
 import HealthStore
+import HealthSupport
 import Hummingbird
 import Logging
 import NIOCore
@@ -15,7 +16,7 @@ import NIOPosix
 struct ConsoleHarness {
     let home: HealthBridgeHome
     let service: HealthService
-    let state: ExportState
+    let state: AccessStore
     let console: Console
     let port: Int
     /// The loopback address the console is bound to.
@@ -30,9 +31,9 @@ struct ConsoleHarness {
         try home.createIfNeeded()
         let store = try SQLiteHealthStore(location: .file(home.storeURL))
         try await DemoWorld(days: days).populate(store)
-        let service = try await HealthService.open(store: store)
-        let state = try ExportState.open(home: directory)
-        let console = Console(service: service, state: state, home: home,
+        let state = try AccessStore.open(home: directory)
+        let service = try await HealthService.open(store: store, access: state)
+        let console = Console(service: service, home: home,
                               configuration: .init(port: 0, host: address, maxUploadBytes: maxUploadBytes),
                               logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
         let router = Router()

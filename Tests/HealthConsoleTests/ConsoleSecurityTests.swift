@@ -1,6 +1,8 @@
+import HealthAPI
 import PairedAPI
 import Foundation
 @testable import HealthConsole
+import HealthModel
 import HealthService
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import HealthAPI
 @testable import HealthConsole
 import HealthService
 import Testing

@@ -13,7 +13,7 @@ import Testing
         let store = try SQLiteHealthStore.inMemory()
         try await generator.populate(store)
         let engine = HealthEngine(store: store)
-        var request = StatisticsRequest(type: "stepCount", start: generator.firstDay, end: end,
+        var request = StatisticsRequest(type: try SampleTypeRegistry.resolve("stepCount"), start: generator.firstDay, end: end,
                                         interval: StatisticsInterval(1, .day), timeZone: paris, separateBySource: true,
                                         includeEmpty: true, contributions: true)
         let result = try await engine.statistics(request)

@@ -18,12 +18,12 @@ import HealthStore
         let start = generator.firstDay
         let lastFullDay = try DateExpression.parse("2024-06-30", timeZone: paris)
         let merged = try await engine.statistics(StatisticsRequest(
-            type: "stepCount", start: start, end: lastFullDay, interval: StatisticsInterval(1, .day), timeZone: paris))
+            type: try SampleTypeRegistry.resolve("stepCount"), start: start, end: lastFullDay, interval: StatisticsInterval(1, .day), timeZone: paris))
         let summed = try await engine.unmergedSums(type: "stepCount", start: start, end: lastFullDay,
                                                    interval: StatisticsInterval(1, .day), timeZone: paris)
         #expect(merged.buckets.count == 27)
         var truthTotal = 0.0, summedTotal = 0.0, dominantTotal = 0.0
-        var separate = StatisticsRequest(type: "stepCount", start: start, end: lastFullDay,
+        var separate = StatisticsRequest(type: try SampleTypeRegistry.resolve("stepCount"), start: start, end: lastFullDay,
                                          interval: StatisticsInterval(1, .day), timeZone: paris, separateBySource: true,
                                          includeEmpty: true)
         separate.includeEmpty = true

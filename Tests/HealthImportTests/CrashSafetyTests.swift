@@ -71,7 +71,6 @@ final class InterruptingStore: HealthStore, @unchecked Sendable {
     func priority(type: String, counts: Bool) async throws -> [SourceSummary] { try await base.priority(type: type, counts: counts) }
     func setPriority(type: String, sources: [String]) async throws { try await base.setPriority(type: type, sources: sources) }
     func resetPriority(type: String) async throws { try await base.resetPriority(type: type) }
-    func sourceRanks(type: String) async throws -> [Int64: Int] { try await base.sourceRanks(type: type) }
     func currentAnchor() async throws -> Int64 { try await base.currentAnchor() }
     func changes(since anchor: Int64?, types: [String]?, limit: Int) async throws -> ChangeSet {
         try await base.changes(since: anchor, types: types, limit: limit)
@@ -406,7 +405,7 @@ struct KillTests {
         #expect(summaries.first?.last == export.lastEnd)
         #expect(try await store.sources(type: "stepCount").count == 1)
         let statistics = try await HealthEngine(store: store).statistics(
-            StatisticsRequest(type: "stepCount", start: export.firstStart, end: export.lastEnd.addingTimeInterval(1),
+            StatisticsRequest(type: try SampleTypeRegistry.resolve("stepCount"), start: export.firstStart, end: export.lastEnd.addingTimeInterval(1),
                               timeZone: TimeZone(identifier: "UTC")!))
         #expect(statistics.buckets.first?.sum == Double(export.totalSteps))
         // A third run recognises the finished import.

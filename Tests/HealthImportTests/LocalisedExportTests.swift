@@ -71,7 +71,7 @@ struct LocalisedExportTests {
     static func dailySteps(_ store: SQLiteHealthStore, days: Int = 3) async throws -> [Double] {
         let start = date("2024-04-30T22:00:00Z")
         let stats = try await HealthEngine(store: store).statistics(StatisticsRequest(
-            type: "stepCount", start: start, end: start.addingTimeInterval(Double(days) * 86_400),
+            type: try SampleTypeRegistry.resolve("stepCount"), start: start, end: start.addingTimeInterval(Double(days) * 86_400),
             interval: StatisticsInterval(1, .day), timeZone: paris))
         return stats.buckets.map { $0.sum ?? 0 }
     }

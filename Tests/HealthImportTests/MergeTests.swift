@@ -39,14 +39,14 @@ struct MergeTests {
 
         let engine = HealthEngine(store: store)
         let day = date("2024-04-30T22:00:00Z")  // midnight in Paris
-        let total = try await engine.statistics(StatisticsRequest(type: "stepCount", start: day, end: day.addingTimeInterval(86_400),
+        let total = try await engine.statistics(StatisticsRequest(type: try SampleTypeRegistry.resolve("stepCount"), start: day, end: day.addingTimeInterval(86_400),
                                                                    timeZone: Self.paris))
         #expect(total.merged)
         #expect(total.priority.first == "Alex’s Apple Watch")
         let sum = try #require(total.buckets.first?.sum)
         #expect(abs(sum - 2_480) < 1e-6)
 
-        let hourly = try await engine.statistics(StatisticsRequest(type: "stepCount", start: day, end: day.addingTimeInterval(86_400),
+        let hourly = try await engine.statistics(StatisticsRequest(type: try SampleTypeRegistry.resolve("stepCount"), start: day, end: day.addingTimeInterval(86_400),
                                                                     interval: StatisticsInterval(1, .hour), timeZone: Self.paris))
         let byHour = Dictionary(uniqueKeysWithValues: hourly.buckets.compactMap { bucket in
             bucket.sum.map { (Calendar.current.dateComponents(in: Self.paris, from: bucket.start).hour ?? -1, $0) }

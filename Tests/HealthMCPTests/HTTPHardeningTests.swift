@@ -1,5 +1,6 @@
 import Foundation
 import HealthMCP
+import HealthSupport
 import Hummingbird
 import NIOCore
 import NIOPosix
@@ -84,9 +85,9 @@ struct HTTPHardeningTests {
     }
 
     @Test func hostNamesFromAuthorities() {
-        #expect(HealthMCPHTTP.isLoopback("127.0.0.1"))
-        #expect(!HealthMCPHTTP.isLoopback("127.evil.example"))
-        #expect(HealthMCPHTTP.isLoopback("[::1]"))
+        #expect(Loopback.isLoopback("127.0.0.1"))
+        #expect(!Loopback.isLoopback("127.evil.example"))
+        #expect(Loopback.isLoopback("[::1]"))
     }
 
     @Test func anIdleConnectionIsClosed() async throws {

@@ -2,7 +2,7 @@ import Foundation
 import HealthDemo
 import HealthMCP
 import HealthModel
-import HealthService
+@testable import HealthService
 import HealthStore
 import MCP
 import Testing
@@ -14,7 +14,7 @@ struct ToolTests {
     static let readTools: Set<String> = ["list_types", "list_sources", "query_samples", "summarize", "sleep_nights", "health_coverage",
                                          "list_workouts", "get_workout", "activity_summaries", "latest", "health_today", "energy_balance",
                                          "get_changes"]
-    static let writeTools: Set<String> = ["log_food", "log_weight", "log_water", "log_workout", "delete_entries"]
+    static let writeTools: Set<String> = ["log_food", "log_quantity", "log_weight", "log_water", "log_workout", "delete_entries"]
 
     @Test func listsReadAndWriteToolsWithSchemasAndHonestAnnotations() async throws {
         let harness = try await Harness.make()
@@ -25,7 +25,7 @@ struct ToolTests {
         for tool in harness.tools.values {
             #expect(tool.annotations.readOnlyHint == Self.readTools.contains(tool.name), "\(tool.name)")
             #expect(tool.annotations.destructiveHint == (tool.name == "delete_entries"), "\(tool.name)")
-            #expect(tool.annotations.idempotentHint == !["log_weight", "log_water", "log_workout"].contains(tool.name),
+            #expect(tool.annotations.idempotentHint == !["log_quantity", "log_weight", "log_water", "log_workout"].contains(tool.name),
                     "\(tool.name): idempotent unless a call may omit its id")
             #expect(tool.inputSchema["type"]?.stringValue == "object", "\(tool.name)")
             #expect(tool.outputSchema?["type"]?.stringValue == "object", "\(tool.name)")

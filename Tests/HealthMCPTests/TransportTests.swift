@@ -1,6 +1,7 @@
 import Foundation
 import HealthMCP
 import HealthService
+import HealthSupport
 import Hummingbird
 import MCP
 import Testing
@@ -164,11 +165,11 @@ struct HTTPTests {
     }
 
     @Test func loopbackAndTokens() throws {
-        #expect(HealthMCPHTTP.isLoopback("127.0.0.1"))
-        #expect(HealthMCPHTTP.isLoopback("::1"))
-        #expect(HealthMCPHTTP.isLoopback("localhost"))
-        #expect(!HealthMCPHTTP.isLoopback("0.0.0.0"))
-        #expect(!HealthMCPHTTP.isLoopback("192.168.1.20"))
+        #expect(Loopback.isLoopback("127.0.0.1"))
+        #expect(Loopback.isLoopback("::1"))
+        #expect(Loopback.isLoopback("localhost"))
+        #expect(!Loopback.isLoopback("0.0.0.0"))
+        #expect(!Loopback.isLoopback("192.168.1.20"))
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hb-token-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -1,7 +1,8 @@
 import Foundation
+import HealthAPI
 import HealthMCP
 import HealthModel
-import HealthService
+@testable import HealthService
 import HealthStore
 import MCP
 import Testing

@@ -312,7 +312,7 @@ struct SampleTypeRegistryTests {
             Issue.record("resolved")
         } catch {
             #expect(error.code == .invalidType)
-            #expect(error.message.contains("healthbridge types"))
+            #expect(error.hint == .listTypes)
             #expect(!error.message.contains("did you mean"))
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import HealthAPI
 import HealthModel
 import HealthStore
 import Testing
@@ -9,7 +10,7 @@ import Testing
     static let app = Principal(kind: .app, name: "com.example.diet")
 
     @Test func anAppAsksTheOwnerDecidesAndTheAppIsNotAskedAgain() async throws {
-        let owner = try await HealthServiceTests.demoService()
+        let owner = try await CoverageTests.demoService()
         let app = owner.acting(as: Self.app)
 
         let before = try await app.authorizationStatus(types: ["dietaryWater", "bodyMass"])
@@ -69,7 +70,7 @@ import Testing
     /// Every consent change by the owner reaches the auditor: grants, approvals, denials — never a value.
     @Test func consentChangesAreAudited() async throws {
         let auditor = RecordingAuditor()
-        let owner = try await HealthServiceTests.demoService().auditing(to: auditor)
+        let owner = try await CoverageTests.demoService().auditing(to: auditor)
         let app = owner.acting(as: Self.app)
         try await owner.updateGrants(GrantsUpdate(principal: "mcp", deny: ["heartRate"]))
         let first = try #require(try await app.requestAccess(AccessRequestInput(write: ["dietaryWater"])).request)
@@ -85,7 +86,7 @@ import Testing
     }
 
     @Test func badRequestsAreRefusedWithTheirReason() async throws {
-        let owner = try await HealthServiceTests.demoService()
+        let owner = try await CoverageTests.demoService()
         let app = owner.acting(as: Self.app)
         await #expect { try await app.requestAccess(AccessRequestInput()) }
             throws: { ($0 as? HealthError)?.code == .invalidArgument }
@@ -102,7 +103,7 @@ import Testing
 
     /// Concurrent grant changes for different principals all land (the index is updated in one transaction each).
     @Test func concurrentGrantChangesAreAllKept() async throws {
-        let owner = try await HealthServiceTests.demoService()
+        let owner = try await CoverageTests.demoService()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for i in 0..<20 {
                 group.addTask { try await owner.updateGrants(GrantsUpdate(principal: "app:a\(i)", allowWrite: ["dietaryWater"])) }
@@ -117,7 +118,7 @@ import Testing
 /// Energy in and out: the service's own sums, added only when both parts exist.
 @Suite struct EnergyTests {
     @Test func burnedIsActivePlusRestingAndTheBalanceIsEatenMinusBurned() async throws {
-        let service = try await HealthServiceTests.demoService()
+        let service = try await CoverageTests.demoService()
         let energy = try await service.energy(EnergyRequest(start: "7d"))
         #expect(energy.unit == "kcal")
         #expect(energy.days.count == 7 || energy.days.count == 8)

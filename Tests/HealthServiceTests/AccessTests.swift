@@ -1,4 +1,5 @@
 import Foundation
+import HealthAPI
 import HealthDemo
 import HealthModel
 import HealthStore
@@ -7,7 +8,7 @@ import Testing
 
 /// Consent: principals and their grants per type and direction, decided by the service for every interface.
 @Suite struct AccessTests {
-    static func service() async throws -> HealthService { try await HealthServiceTests.demoService() }
+    static func service() async throws -> HealthService { try await CoverageTests.demoService() }
 
     @Test func defaultsFollowThePrincipalsKind() async throws {
         let service = try await Self.service()
@@ -68,7 +69,7 @@ import Testing
             Issue.record("expected HEALTH_NOT_AUTHORIZED")
         } catch let error as HealthError {
             #expect(error.code == .notAuthorized)
-            #expect(error.message.contains("healthbridge grants mcp:default --allow-write bodyMass"))
+            #expect(error.hint == .ownerAllowsWrite(principal: "mcp:default", type: "bodyMass"))
         }
         try await owner.updateGrants(GrantsUpdate(principal: "mcp", allowWrite: ["bodyMass"]))
         try await agent.authorizeWrite("bodyMass")

@@ -1,4 +1,5 @@
 import Foundation
+import HealthAPI
 import HealthBridgeTesting
 import HealthModel
 import HealthStore

@@ -1,4 +1,5 @@
 import Foundation
+import HealthAPI
 import HealthDemo
 import HealthModel
 import HealthStore

@@ -1,4 +1,5 @@
 import Foundation
+import HealthAPI
 import HealthDemo
 import HealthModel
 import HealthStore
@@ -96,7 +97,7 @@ import Testing
             Issue.record("expected HEALTH_NOT_AUTHORIZED")
         } catch let error as HealthError {
             #expect(error.code == .notAuthorized)
-            #expect(error.message.contains("healthbridge grants mcp:default --allow-write dietaryWater"))
+            #expect(error.hint == .ownerAllowsWrite(principal: "mcp:default", type: "dietaryWater"))
         }
         #expect(try await owner.samples(SamplesRequest(type: "dietaryWater", start: "2024-06-30")).samples.isEmpty)
         try await owner.updateGrants(GrantsUpdate(principal: "mcp", allowWrite: ["dietaryWater", "bodyMass"]))

@@ -1,5 +1,6 @@
 import Foundation
 import HealthModel
+import HealthSupport
 import Synchronization
 import Testing
 @testable import HealthStore

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import HealthModel
-import HealthStore
+@testable import HealthStore
 
 @Suite struct SourceTests {
     static let device1 = "<<HKDevice: 0x282e3a260>, name:Apple Watch, manufacturer:Apple Inc., model:Watch, hardware:Watch6,2, software:10.1>"

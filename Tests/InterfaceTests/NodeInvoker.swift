@@ -1,6 +1,6 @@
 import Foundation
 import GatewayNode
-import HealthService
+@testable import HealthService
 
 /// The OpenClaw node's invoke handler, in process: the node adapter without the gateway's transport.
 enum NodeInvoker {
@@ -10,7 +10,7 @@ enum NodeInvoker {
         let shared = try await World.service
         let service = service ?? shared
         let handler = NodeInvokeHandler(service: service, subscriptions: HealthSubscriptions(
-            store: service.store, service: service, logger: World.logger), writesEnabled: writes)
+            service: service, logger: World.logger), writesEnabled: writes)
         let result = await handler.invoke(NodeInvokeRequest(id: UUID().uuidString, nodeId: "test", command: command,
                                                             paramsJSON: paramsJSON, timeoutMs: 30_000))
         if result.ok { return (true, Data((result.payloadJSON ?? "{}").utf8)) }

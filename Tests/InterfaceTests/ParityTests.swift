@@ -1,3 +1,4 @@
+import HealthAPI
 import PairedAPI
 import Foundation
 import HealthModel

@@ -2,6 +2,7 @@ import HealthAPI
 import PairedAPIClient
 import PairedAPI
 import Foundation
+import HealthAccess
 import HealthBridgeTesting
 import HealthMCP
 import HealthModel
@@ -119,7 +120,7 @@ final class HTTPSInterface: Sendable {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("hb-https-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
         let identity = try ServerIdentity.generate(hostNames: ["localhost"])
-        let state = try ExportState(home: home)
+        let state = try AccessStore(home: home)
         var configuration = PairedAPIServerConfiguration()
         configuration.host = "127.0.0.1"
         configuration.port = 0
@@ -175,10 +176,6 @@ extension String {
     var queryEncoded: String {
         addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? self
     }
-}
-
-extension JSONValue {
-    var doubleValue: Double? { if case .number(let n) = self { n } else { nil } }
 }
 
 /// The node's answer as the parity tests read it.

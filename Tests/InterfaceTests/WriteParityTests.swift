@@ -1,7 +1,8 @@
+import HealthAPI
 import PairedAPI
 import Foundation
 import HealthModel
-import HealthService
+@testable import HealthService
 import HealthStore
 import MCP
 import Testing

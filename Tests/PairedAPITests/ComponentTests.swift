@@ -2,6 +2,8 @@ import Crypto
 import HealthAPI
 import PairedAPIClient
 import Foundation
+import HealthAccess
+import HealthHTTP
 import HealthModel
 import HTTPTypes
 import NIOCore
@@ -258,21 +260,21 @@ struct IdentityTests {
 }
 
 @Suite("Export state")
-struct ExportStateTests {
+struct AccessStoreComponentTests {
     @Test func tokensAndCodes() async throws {
         let home = try Fixture.temporaryHome()
         defer { try? FileManager.default.removeItem(at: home) }
-        let state = try ExportState(home: home)
-        let token = ExportState.newToken()
+        let state = try AccessStore(home: home)
+        let token = AccessStore.newToken()
         #expect(token.count == 43)
         #expect(Data(base64Encoded: token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/") + "=")?.count == 32)
-        #expect(ExportState.newToken() != token)
+        #expect(AccessStore.newToken() != token)
         let (code, expires) = try state.issuePairingCode(lifetime: 300, now: Date(timeIntervalSince1970: 1_000_000))
         #expect(code.count == 9 && code.dropFirst(4).first == "-")
         #expect(expires == Date(timeIntervalSince1970: 1_000_300))
         #expect(try await state.redeem(code: code, clientName: "x", now: Date(timeIntervalSince1970: 1_000_301)) == .expired)
         // Two management processes see each other's changes.
-        let other = try ExportState(home: home)
+        let other = try AccessStore(home: home)
         try other.setSharedTypes(["stepCount", "heartRate", "stepCount"])
         #expect(try state.sharing().types == ["heartRate", "stepCount"])
         #expect(try state.sharing().state == .active)
@@ -286,7 +288,7 @@ struct ExportStateTests {
     @Test func consentChangesAreAuditedWithTheChange() async throws {
         let home = try Fixture.temporaryHome()
         defer { try? FileManager.default.removeItem(at: home) }
-        let state = try ExportState(home: home)
+        let state = try AccessStore(home: home)
         let (code, _) = try state.issuePairingCode()
         guard case .paired(_, let clientID) = try await state.redeem(code: code, clientName: "phone") else {
             Issue.record("pairing failed"); return

@@ -1,7 +1,9 @@
 import HealthAPI
 import PairedAPIClient
 import Foundation
+import HealthAccess
 import HealthModel
+@testable import HealthService
 import HealthStore
 import Testing
 @testable import PairedAPI
@@ -78,7 +80,7 @@ struct ExportFlowTests {
             // The audit log has the story, with the client as a hash.
             await harness.server.audit.flush()
             let events = try harness.state.auditEvents(limit: 1000)
-            let hash = ExportState.clientHash(remote.server.clientId)
+            let hash = AccessStore.clientHash(remote.server.clientId)
             #expect(events.contains { $0.event == .pairSuccess && $0.client == hash && $0.detail?.clientName == "laptop" })
             #expect(events.contains { $0.event == .dataRead && $0.client == hash && $0.detail?.sampleCount == 100
                     && $0.detail?.types == ["stepCount", "heartRate"] && $0.detail?.start == Self.range.start })
@@ -376,7 +378,7 @@ struct ExportFlowTests {
             let mode = { (path: String) -> Int in
                 ((try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? Int ?? -1) & 0o777
             }
-            let database = harness.home.appendingPathComponent(ExportState.fileName).path
+            let database = harness.home.appendingPathComponent(AccessStore.fileName).path
             #expect(mode(database) == 0o600)
             var bytes = Data()
             for suffix in ["", "-wal"] {
@@ -384,7 +386,7 @@ struct ExportFlowTests {
             }
             #expect(!bytes.isEmpty)
             #expect(bytes.range(of: Data(remote.server.token.utf8)) == nil, "the token itself must not be stored")
-            #expect(bytes.range(of: Data(ExportState.tokenHash(remote.server.token))) != nil, "its hash is")
+            #expect(bytes.range(of: Data(AccessStore.tokenHash(remote.server.token))) != nil, "its hash is")
 
             // The identity on disk: key 0600 in a 0700 directory, stable across loads.
             let (identity, created) = try ServerIdentity.loadOrCreate(home: harness.home)

@@ -1,6 +1,7 @@
 import HealthAPI
 import PairedAPIClient
 import Foundation
+import HealthAccess
 import HealthModel
 import NIOCore
 import NIOPosix
@@ -111,7 +112,7 @@ struct HardeningTests {
     @Test func noiseNeverEvictsSecurityRelevantEntries() async throws {
         let home = try Fixture.temporaryHome()
         defer { try? FileManager.default.removeItem(at: home) }
-        let state = try ExportState(home: home)
+        let state = try AccessStore(home: home)
         try await state.append([AuditEvent(event: .pairSuccess, client: "c1", address: "10.0.0.2"),
                                 AuditEvent(event: .dataRead, client: "c1", address: "10.0.0.2",
                                            detail: .init(types: ["stepCount"], sampleCount: 3))], keepAtMost: 100)
@@ -137,7 +138,7 @@ struct HardeningTests {
             #expect(reply.status == 200)
             let requestId = try #require(reply.header(PairedAPIProtocol.requestIDHeader))
             // No flush: read straight from the database, as `healthbridge audit` in another process would.
-            let rows = try ExportState(home: harness.home).auditEvents(limit: 100)
+            let rows = try AccessStore(home: harness.home).auditEvents(limit: 100)
             #expect(rows.contains { $0.event == .dataRead && $0.requestId == requestId && $0.detail?.sampleCount == 5 })
             #expect(rows.contains { $0.event == .apiRequest && $0.requestId == requestId && $0.status == 200 })
             #expect(rows.contains { $0.event == .pairSuccess })
@@ -148,9 +149,9 @@ struct HardeningTests {
     @Test func pairingLockoutIsPerAddress() async throws {
         let home = try Fixture.temporaryHome()
         defer { try? FileManager.default.removeItem(at: home) }
-        let state = try ExportState(home: home)
+        let state = try AccessStore(home: home)
         let (code, _) = try state.issuePairingCode()
-        for attempt in 1...ExportState.maxCodeFailures {
+        for attempt in 1...AccessStore.maxCodeFailures {
             #expect(try await state.redeem(code: "WRONG\(attempt)", clientName: "x", address: "10.0.0.66") == .invalid(burnt: false))
         }
         guard case .lockedOut(let retry) = try await state.redeem(code: code, clientName: "x", address: "10.0.0.66") else {

@@ -2,7 +2,7 @@ import HealthAPI
 import PairedAPIClient
 import Foundation
 import HealthModel
-import HealthService
+@testable import HealthService
 import Testing
 @testable import PairedAPI
 
@@ -191,8 +191,4 @@ enum PlainHTTP {
         let payload = text.range(of: "\r\n\r\n").map { String(text[$0.upperBound...]) } ?? ""
         return (status, payload)
     }
-}
-
-extension JSONValue {
-    var intValue: Int? { if case .number(let n) = self { Int(exactly: n) } else { nil } }
 }

@@ -1,6 +1,7 @@
 import HealthAPI
 import PairedAPIClient
 import Foundation
+import HealthHTTP
 import Hummingbird
 import Testing
 @testable import PairedAPI
@@ -20,7 +21,7 @@ struct OpenAPITests {
                 for method in try #require(item.objectValue).keys { documented.insert("\(method.uppercased()) \(path)") }
             }
             #expect(routed == documented)
-            #expect(Set(PairedAPIServer.routes.map { "\($0.method) \($0.path)" }) == documented)
+            #expect(Set(harness.server.routes.map(\.description)) == documented)
             #expect(Self.document["openapi"]?.stringValue?.hasPrefix("3.") == true)
             // Every $ref resolves.
             func refs(_ value: JSONValue) -> [String] {
@@ -33,6 +34,17 @@ struct OpenAPITests {
             }
             for ref in refs(Self.document) { #expect(Self.schema(ref) != nil, "\(ref)") }
         }
+    }
+
+    /// The components are the contract's schemas (HealthAPI), not a copy: MCP, the kit and this document read one
+    /// declaration per type.
+    @Test func componentsAreTheContractsSchemas() throws {
+        let components = try #require(Self.document["components"]?["schemas"]?.objectValue)
+        for (name, type) in OpenAPIDocument.contractSchemas {
+            #expect(components[name] == type.jsonSchema.json, "\(name)")
+        }
+        #expect(components["SummaryResult"] == SummaryResult.jsonSchema.json)
+        #expect(components["Error"] == APIErrorResponse.jsonSchema.json)
     }
 
     @Test func realAnswersFitTheSchemas() async throws {
@@ -100,8 +112,8 @@ struct OpenAPITests {
             let ok: Bool
             switch (type, value) {
             case ("object", .object), ("array", .array), ("string", .string), ("boolean", .bool): ok = true
-            case ("number", .number): ok = true
-            case ("integer", .number(let n)): ok = n == n.rounded()
+            case ("number", .int), ("number", .double): ok = true
+            case ("integer", _): ok = value.intValue != nil
             default: ok = false
             }
             if !ok { return ["\(path): expected \(type), got \(value)"] }

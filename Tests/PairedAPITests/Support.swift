@@ -1,5 +1,6 @@
 @testable import PairedAPIClient
 import Foundation
+import HealthAccess
 import HealthAPI
 import HealthBridgeTesting
 import HealthModel
@@ -60,7 +61,7 @@ enum Fixture {
 /// `.router` framework, no socket, no TLS) for the tests of routes, status codes, bodies and auth headers.
 final class Harness: Sendable {
     let home: URL
-    let state: ExportState
+    let state: AccessStore
     let server: PairedAPIServer
     let port: Int
     let task: Task<Void, any Error>?
@@ -68,10 +69,10 @@ final class Harness: Sendable {
     let router: (any TestClientProtocol)?
 
     static func make(_ configure: (inout PairedAPIServerConfiguration) -> Void) async throws
-        -> (home: URL, state: ExportState, server: PairedAPIServer)
+        -> (home: URL, state: AccessStore, server: PairedAPIServer)
     {
         let home = try Fixture.temporaryHome()
-        let state = try ExportState(home: home)
+        let state = try AccessStore(home: home)
         var configuration = PairedAPIServerConfiguration()
         configuration.host = "127.0.0.1"
         configuration.port = 0
@@ -131,7 +132,7 @@ final class Harness: Sendable {
         await harness.stop()
     }
 
-    init(home: URL, state: ExportState, server: PairedAPIServer, port: Int, task: Task<Void, any Error>?,
+    init(home: URL, state: AccessStore, server: PairedAPIServer, port: Int, task: Task<Void, any Error>?,
          router: (any TestClientProtocol)?) {
         self.home = home; self.state = state; self.server = server; self.port = port; self.task = task
         self.router = router

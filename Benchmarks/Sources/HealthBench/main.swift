@@ -116,7 +116,7 @@ var calendar = Calendar(identifier: .gregorian)
 calendar.timeZone = zone
 let yearEnd = calendar.startOfDay(for: end)
 let yearStart = calendar.date(byAdding: .year, value: -1, to: yearEnd) ?? yearEnd
-let request = StatisticsRequest(type: "stepCount", start: yearStart, end: yearEnd,
+let request = StatisticsRequest(type: try SampleTypeRegistry.resolve("stepCount"), start: yearStart, end: yearEnd,
                                 interval: StatisticsInterval(1, .day), timeZone: zone)
 var mergedTotal = 0.0
 let mergedMs = try await measure(15) {
@@ -153,7 +153,7 @@ print(String(format: "newest 500      heartRate samples: %.2f ms median (target 
 let before = currentRSSMegabytes()
 _ = try await engine.statistics(request)
 let afterYear = currentRSSMegabytes()
-let all = StatisticsRequest(type: "stepCount", start: generator.firstDay, end: end, interval: StatisticsInterval(1, .day),
+let all = StatisticsRequest(type: try SampleTypeRegistry.resolve("stepCount"), start: generator.firstDay, end: end, interval: StatisticsInterval(1, .day),
                             timeZone: zone)
 _ = try await engine.statistics(all)
 let afterAll = currentRSSMegabytes()

@@ -154,7 +154,8 @@ func send() async throws -> (report: IngestReport, seconds: Double, peak: Double
     resetPeak()
     let bytes = try body()
     let started = now()
-    let report = try await phone.ingestHealthAutoExport(consume bytes, info: IngestBatchInfo(aggregation: "hours"))
+    let batch = try HAEPayloadReader(aggregation: .hour).batch(consume bytes)
+    let report = try await phone.ingest(batch, info: IngestBatchInfo(aggregation: "hours"))
     return (report, now() - started, status("VmHWM"))
 }
 

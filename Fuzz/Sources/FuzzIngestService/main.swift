@@ -1,5 +1,6 @@
 import Foundation
 import FuzzSupport
+import HealthAutoExport
 import HealthModel
 import HealthService
 
@@ -14,8 +15,12 @@ func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         let token = Principal(kind: .ingest, name: "fuzz")
         _ = try? await service.acting(as: .owner).updateGrants(GrantsUpdate(principal: token.id, allowWrite: ["*"]))
         let ingest = service.acting(as: token)
-        _ = try? await ingest.ingestHealthAutoExport(bytes, info: IngestBatchInfo(aggregation: "hours"))
-        _ = try? await ingest.ingestHealthAutoExport(bytes)   // the same again: exactly once, or a new bucket version
+        if let batch = try? HAEPayloadReader(aggregation: .hour).batch(bytes) {
+            _ = try? await ingest.ingest(batch, info: IngestBatchInfo(aggregation: "hours"))
+        }
+        if let batch = try? HAEPayloadReader().batch(bytes) {
+            _ = try? await ingest.ingest(batch)   // the same again: exactly once, or a new bucket version
+        }
         await readEverything(service)
     }
     return 0

@@ -1,0 +1,296 @@
+import HealthAPI
+import Foundation
+import Logging
+import Synchronization
+
+/// One audit entry. By construction it holds no health value: only the event, the request id, the client as a hash,
+/// the peer address, the route and status, and for reads the type names, a sample count and the requested range.
+public struct AuditEvent: Sendable, Codable, Equatable {
+    public enum Kind: String, Sendable, Codable, CaseIterable {
+        case pairSuccess = "pair.success"
+        case pairFailure = "pair.failure"
+        case apiRequest = "api.request"
+        case dataRead = "data.read"
+        /// A paired client wrote (type names and how many objects, never a value).
+        case dataWrite = "data.write"
+        /// A paired client deleted (how many objects).
+        case dataDelete = "data.delete"
+        /// A paired app filed an access request (type names only).
+        case accessRequest = "access.request"
+        /// The owner changed who may do what: grants, an access request decided, a paired device or push token
+        /// revoked, sharing paused or resumed (from the CLI or the console).
+        case consentChange = "consent.change"
+    }
+
+    public enum Decision: String, Sendable, Codable {
+        case allowed
+        case denied
+    }
+
+    /// The extra facts of an event. Closed set of fields on purpose: there is nowhere to put a value.
+    public struct Detail: Sendable, Codable, Equatable {
+        /// Type identifiers read or refused.
+        public var types: [String]?
+        public var sampleCount: Int?
+        /// The requested range (ISO-8601 instants).
+        public var start: String?
+        public var end: String?
+        /// A machine reason for a refusal (`PAIR_CODE_INVALID`, `TOKEN_INVALID`, `RATE_LIMITED`, …).
+        public var reason: String?
+        /// The name a client gave itself when pairing.
+        public var clientName: String?
+        /// How many identical refusals this one row stands for (repeated failures from one address are aggregated).
+        public var count: Int?
+        /// A pushed batch's facts: Health Auto Export's headers (automation-name, automation-id,
+        /// automation-aggregation, automation-period, session-id) and its counts — never a value.
+        public var batch: [String: String]?
+        /// A consent change: `action` (`grants.update`, `access.approve`, `access.deny`, `device.revoke`,
+        /// `ingest_token.revoke`, `sharing.paused`, `sharing.active`) and the principal it concerns.
+        public var action: String?
+        public var principal: String?
+
+        public init(types: [String]? = nil, sampleCount: Int? = nil, start: String? = nil, end: String? = nil,
+                    reason: String? = nil, clientName: String? = nil, count: Int? = nil, batch: [String: String]? = nil,
+                    action: String? = nil, principal: String? = nil) {
+            self.types = types; self.sampleCount = sampleCount; self.start = start; self.end = end
+            self.reason = reason; self.clientName = clientName; self.count = count; self.batch = batch
+            self.action = action; self.principal = principal
+        }
+    }
+
+    public var id: Int64?
+    public var at: Date
+    public var event: Kind
+    public var requestId: String?
+    /// ``AccessStore/clientHash(_:)`` of the client, never its id or token.
+    public var client: String?
+    public var address: String?
+    public var method: String?
+    public var route: String?
+    public var status: Int?
+    public var decision: Decision?
+    public var detail: Detail?
+
+    /// Adds `n` to the number of refusals this entry stands for.
+    mutating func addCount(_ n: Int) {
+        var detail = self.detail ?? Detail()
+        detail.count = (detail.count ?? 1) + n
+        self.detail = detail
+    }
+
+    /// Security-relevant entries (pairing, data reads) are kept apart from request noise when the log is pruned.
+    public var isSecurityRelevant: Bool { event != .apiRequest }
+
+    public init(id: Int64? = nil, at: Date = Date(), event: Kind, requestId: String? = nil, client: String? = nil,
+                address: String? = nil, method: String? = nil, route: String? = nil, status: Int? = nil,
+                decision: Decision? = nil, detail: Detail? = nil) {
+        self.id = id; self.at = at; self.event = event; self.requestId = requestId; self.client = client
+        self.address = address; self.method = method; self.route = route; self.status = status
+        self.decision = decision; self.detail = detail
+    }
+}
+
+/// The export API's audit log in front of ``AccessStore``.
+///
+/// - ``record(_:)`` queues an entry; ``commit()`` returns once every entry recorded before it is in the database
+///   (one WAL transaction, fsync'd: the state database runs with `synchronous = FULL`). The gatekeeper commits before a
+///   response leaves the process, so a request's entry is visible to `healthbridge audit` at once and survives a
+///   crash. Concurrent commits share one transaction (group commit).
+/// - Refusals that say nothing new — unauthenticated 401 and 429 answers, failed pairing attempts — are aggregated
+///   per address, route, status and reason into one entry with a `count`, written when the aggregation window ends
+///   (``run()``) or on ``flush()``: a burst of 2,000 bad tokens is a handful of rows, not 2,000.
+public final class AuditLog: Sendable {
+    let state: AccessStore
+    let logger: Logger
+    let interval: Duration
+    let noiseWindow: Duration
+    private let pending = Mutex<Pending>(Pending())
+    private let writer = AuditWriter()
+
+    struct NoiseKey: Hashable {
+        var event: AuditEvent.Kind
+        var address: String?
+        var route: String?
+        var status: Int?
+        var reason: String?
+    }
+
+    struct Pending {
+        var events: [AuditEvent] = []
+        var lastSeen: [String: Date] = [:]
+        var lastExport: Date?
+        /// Aggregated refusals, each with the time its window opened.
+        var noise: [NoiseKey: (event: AuditEvent, opened: ContinuousClock.Instant)] = [:]
+        /// Sequence number of the last entry recorded (noise excluded).
+        var recorded: UInt64 = 0
+    }
+
+    /// - Parameters:
+    ///   - interval: how often ``run()`` writes what is pending (client last-seen times, ended noise windows).
+    ///   - noiseWindow: how long repeated refusals are aggregated into one entry.
+    public init(state: AccessStore, interval: Duration = .milliseconds(200), noiseWindow: Duration = .seconds(10),
+                logger: Logger) {
+        self.state = state; self.interval = interval; self.noiseWindow = noiseWindow; self.logger = logger
+    }
+
+    /// True for entries aggregated rather than written one by one.
+    static func isNoise(_ event: AuditEvent) -> Bool {
+        switch event.event {
+        case .pairFailure:
+            return true
+        case .apiRequest:
+            return event.decision == .denied && event.client == nil && (event.status == 401 || event.status == 429)
+        case .pairSuccess, .dataRead, .dataWrite, .dataDelete, .accessRequest, .consentChange:
+            return false
+        }
+    }
+
+    public func record(_ event: AuditEvent) {
+        if Self.isNoise(event) {
+            let key = NoiseKey(event: event.event, address: event.address, route: event.route, status: event.status,
+                               reason: event.detail?.reason)
+            pending.withLock { pending in
+                if var entry = pending.noise[key] {
+                    entry.event.addCount(1)
+                    pending.noise[key] = entry
+                } else {
+                    var first = event
+                    var detail = first.detail ?? AuditEvent.Detail()
+                    detail.count = 1
+                    first.detail = detail
+                    first.requestId = nil  // one row stands for many requests
+                    pending.noise[key] = (first, .now)
+                }
+            }
+            return
+        }
+        pending.withLock { pending in
+            pending.events.append(event)
+            pending.recorded &+= 1
+        }
+    }
+
+    public func clientSeen(_ id: String, at date: Date) {
+        pending.withLock { $0.lastSeen[id] = date }
+    }
+
+    public func exported(at date: Date) {
+        pending.withLock { $0.lastExport = date }
+    }
+
+    /// The last export not yet written, if any.
+    public var pendingLastExport: Date? { pending.withLock { $0.lastExport } }
+
+    /// Returns once every entry recorded before the call is durable. Throws when the database cannot be written: the
+    /// caller must then not let the answer leave.
+    public func commit() async throws {
+        let target = pending.withLock { $0.recorded }
+        try await writer.sync(upTo: target) { try await self.write(noiseOlderThan: nil, allNoise: false) }
+    }
+
+    /// Writes everything pending, aggregated refusals included.
+    public func flush() async {
+        do {
+            try await writer.exclusive { try await self.write(noiseOlderThan: nil, allNoise: true) }
+        } catch {
+            logger.error("cannot write the audit log: \(error)")
+        }
+    }
+
+    /// Writes client last-seen times, pending entries and ended aggregation windows every `interval` until cancelled,
+    /// then everything once more.
+    public func run() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: interval)
+            do {
+                let window = noiseWindow
+                try await writer.exclusive { try await self.write(noiseOlderThan: window, allNoise: false) }
+            } catch {
+                logger.error("cannot write the audit log: \(error)")
+            }
+        }
+        await flush()
+    }
+
+    /// One transaction: the pending entries, the aggregated refusals whose window ended (or all), last-seen times.
+    /// Returns the sequence number of the last entry written. On failure everything is put back for the next attempt.
+    private func write(noiseOlderThan window: Duration?, allNoise: Bool) async throws -> UInt64 {
+        let now = ContinuousClock.now
+        let (batch, noise, upTo) = pending.withLock { pending -> (Pending, [NoiseKey: (event: AuditEvent, opened: ContinuousClock.Instant)], UInt64) in
+            let batch = Pending(events: pending.events, lastSeen: pending.lastSeen, lastExport: pending.lastExport)
+            pending.events = []
+            pending.lastSeen = [:]
+            pending.lastExport = nil
+            var due: [NoiseKey: (event: AuditEvent, opened: ContinuousClock.Instant)] = [:]
+            if allNoise {
+                due = pending.noise
+                pending.noise = [:]
+            } else if let window {
+                for (key, entry) in pending.noise where now - entry.opened >= window || pending.noise.count > 1_000 {
+                    due[key] = entry
+                }
+                for key in due.keys { pending.noise.removeValue(forKey: key) }
+            }
+            return (batch, due, pending.recorded)
+        }
+        let events = batch.events + noise.values.map(\.event).sorted { $0.at < $1.at }
+        guard !events.isEmpty || !batch.lastSeen.isEmpty || batch.lastExport != nil else { return upTo }
+        do {
+            try await state.append(events, lastSeen: batch.lastSeen, lastExport: batch.lastExport)
+        } catch {
+            pending.withLock { pending in
+                pending.events.insert(contentsOf: batch.events, at: 0)
+                pending.lastSeen.merge(batch.lastSeen) { newer, _ in newer }
+                pending.lastExport = pending.lastExport ?? batch.lastExport
+                for (key, entry) in noise {
+                    if var current = pending.noise[key] {
+                        current.event.addCount(entry.event.detail?.count ?? 1)
+                        current.event.at = entry.event.at
+                        pending.noise[key] = current
+                    } else {
+                        pending.noise[key] = entry
+                    }
+                }
+            }
+            throw error
+        }
+        return upTo
+    }
+}
+
+/// Serializes the audit log's writes and tells each committer when its entries are durable: a commit that finds a
+/// write under way waits for it and then writes what is still pending, so concurrent requests share transactions.
+actor AuditWriter {
+    private var durable: UInt64 = 0
+    private var writing = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    /// Returns once entries up to sequence number `target` are written, writing them if needed.
+    func sync(upTo target: UInt64, _ write: @Sendable () async throws -> UInt64) async throws {
+        while durable < target {
+            if writing {
+                await withCheckedContinuation { waiters.append($0) }
+                continue
+            }
+            try await run(write)
+        }
+    }
+
+    /// Runs one write alone.
+    func exclusive(_ write: @Sendable () async throws -> UInt64) async throws {
+        while writing { await withCheckedContinuation { waiters.append($0) } }
+        try await run(write)
+    }
+
+    private func run(_ write: @Sendable () async throws -> UInt64) async throws {
+        writing = true
+        defer {
+            writing = false
+            let woken = waiters
+            waiters = []
+            for waiter in woken { waiter.resume() }
+        }
+        let written = try await write()
+        durable = max(durable, written)
+    }
+}
