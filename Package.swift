@@ -50,7 +50,7 @@ let package = Package(
         // Model: sample types, units, samples, sources, errors. Foundation only.
         .target(name: "HealthModel"),
         // Foundation-only helpers every layer may use: private files (0600/0700), the data home, the loopback rule,
-        // constant-time compares, the bearer-token reading. No dependencies.
+        // constant-time compares, the bearer-token reading, the QR encoder of pairing codes. No dependencies.
         .target(name: "HealthSupport"),
         // The contract: every request and result type of the service's use cases, once, each with its JSON Schema.
         // MCP's output schemas, the OpenAPI document, the paired client and HealthBridgeKit all use these types.
@@ -110,17 +110,18 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The MCP server: tools over HealthService, a stdio transport without polling, streamable HTTP at /mcp.
         .target(
             name: "HealthMCP",
             dependencies: [
-                "HealthService", "HealthEngine", "HealthStore", "HealthModel", "HealthSupport", "HealthHTTP",
+                "HealthService", "HealthAPI", "HealthModel", "HealthSupport", "HealthHTTP",
                 .product(name: "MCP", package: "swift-sdk"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         // The local-network export client and wire protocol: API payloads, the pinned-TLS HTTPS client, the paired-server
@@ -137,11 +138,11 @@ let package = Package(
             ]
         ),
         // The local-network export server: paired HTTPS /api/v1 (Hummingbird + TLS), identity, pairing codes, tokens,
-        // sharing state, audit log (export.sqlite), rate limits, QR codes, OpenAPI document, mDNS responder.
+        // request audit, rate limits, OpenAPI document, mDNS responder, the running server's record.
         .target(
             name: "PairedAPI",
             dependencies: [
-                "PairedAPIClient", "HealthAPI", "HealthService", "HealthAccess", "HealthEngine", "HealthStore", "HealthModel",
+                "PairedAPIClient", "HealthAPI", "HealthService", "HealthAccess", "HealthModel",
                 "HealthSupport", "HealthHTTP", "HealthAutoExport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -155,7 +156,6 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -164,18 +164,19 @@ let package = Package(
         .target(
             name: "GatewayNode",
             dependencies: [
-                "HealthService", "HealthAPI", "HealthStore", "HealthModel", "HealthSupport",
+                "HealthService", "HealthAPI", "HealthModel", "HealthSupport",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // The person's web console on the loopback listener: pages over HealthService and the export state.
+        // The person's web console on the loopback listener: pages over HealthService (the access use cases included).
+        // What the Pairing page shows of the paired API comes from `serve` (ConsolePairing): no arrow to PairedAPI.
         .target(
             name: "HealthConsole",
             dependencies: [
-                "HealthService", "HealthAccess", "HealthStore", "HealthModel", "HealthImport", "PairedAPI", "PairedAPIClient", "HealthAPI",
+                "HealthService", "HealthModel", "HealthImport", "HealthAPI",
                 "HealthSupport", "HealthHTTP",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -192,7 +193,6 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 "HealthMCP",
-                .product(name: "MCP", package: "swift-sdk"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 "PairedAPI", "PairedAPIClient", "HealthAPI",
                 "GatewayNode", "HealthConsole",
@@ -259,16 +259,18 @@ let package = Package(
         .testTarget(name: "HealthImportTests", dependencies: ["HealthImport", "HealthStore", "HealthModel", "HealthEngine",
                                                               .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .testTarget(name: "HealthAutoExportTests", dependencies: ["HealthAutoExport", "HealthService", "HealthStore",
-                                                                  "HealthModel", "HealthEngine", "HealthAPI"],
+                                                                  "HealthModel", "HealthAPI"],
                     exclude: ["Fixtures"]),
-        .testTarget(name: "HealthServiceTests", dependencies: ["HealthBridgeTesting", "HealthService", "HealthAPI", "HealthAccess", "HealthStore", "HealthModel", "HealthDemo"]),
+        .testTarget(name: "HealthServiceTests", dependencies: ["HealthBridgeTesting", "HealthService", "HealthAPI", "HealthAccess", "HealthStore", "HealthModel", "HealthDemo",
+                                                              "HealthImport", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "HealthMCPTests", dependencies: ["HealthBridgeTesting", "HealthMCP", "HealthAPI", "HealthService", "HealthStore", "HealthModel", "HealthSupport",
                                                            "HealthDemo", .product(name: "MCP", package: "swift-sdk"),
                                                            .product(name: "Hummingbird", package: "hummingbird"),
                                                            .product(name: "NIOCore", package: "swift-nio"),
                                                            .product(name: "NIOPosix", package: "swift-nio")]),
-        .testTarget(name: "PairedAPITests", dependencies: ["HealthBridgeTesting", "PairedAPI", "PairedAPIClient", "HealthAPI", "HealthService", "HealthAccess", "HealthStore", "HealthSupport", "HealthHTTP",
-                                                              "HealthModel", "HealthDemo",
+        .testTarget(name: "PairedAPITests", dependencies: ["HealthBridgeTesting", "PairedAPI", "PairedAPIClient", "HealthAPI", "HealthService", "HealthAccess", "HealthStore", "HealthHTTP",
+                                                              "HealthModel", .product(name: "Logging", package: "swift-log"),
+                                                              .product(name: "NIOTLS", package: "swift-nio"),
                                                               .product(name: "Hummingbird", package: "hummingbird"),
                                                               .product(name: "HummingbirdTesting", package: "hummingbird"),
                                                               .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -281,22 +283,20 @@ let package = Package(
                                                               .product(name: "SwiftASN1", package: "swift-asn1"),
                                                               .product(name: "HTTPTypes", package: "swift-http-types"),
                                                               .product(name: "Crypto", package: "swift-crypto")]),
-        .testTarget(name: "GatewayNodeTests", dependencies: ["HealthBridgeTesting", "GatewayNode", "HealthService", "HealthAutoExport", "HealthAPI", "HealthAccess", "HealthStore", "HealthModel", "HealthSupport",
+        .testTarget(name: "GatewayNodeTests", dependencies: ["HealthBridgeTesting", "GatewayNode", "HealthService", "HealthAutoExport", "HealthAPI", "HealthStore", "HealthModel", "HealthSupport",
                                                              "HealthDemo",
-                                                             .product(name: "Hummingbird", package: "hummingbird"),
                                                              .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
-                                                             .product(name: "NIOCore", package: "swift-nio"),
                                                              .product(name: "Crypto", package: "swift-crypto"),
                                                              .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "HealthConsoleTests", dependencies: ["HealthBridgeTesting", "HealthConsole", "PairedAPI", "HealthAPI", "HealthService", "HealthAccess", "HealthSupport",
-                                                               "HealthStore", "HealthModel", "HealthDemo",
+                                                               "HealthStore", "HealthModel", .product(name: "Logging", package: "swift-log"),
                                                                .product(name: "Hummingbird", package: "hummingbird"),
                                                                .product(name: "NIOCore", package: "swift-nio"),
                                                                .product(name: "NIOPosix", package: "swift-nio")]),
         // The interfaces side by side: the built CLI, MCP, the HTTPS API and the node answer alike (parity), and the
         // CLI's output and exit codes.
         .testTarget(name: "InterfaceTests", dependencies: ["HealthBridgeTesting", "HealthService", "HealthAccess", "HealthMCP", "PairedAPI", "PairedAPIClient", "HealthAPI",
-                                                           "GatewayNode", "HealthStore", "HealthModel", "HealthDemo",
+                                                           "GatewayNode", "HealthStore", "HealthModel",
                                                            .product(name: "MCP", package: "swift-sdk"),
                                                            .product(name: "Logging", package: "swift-log")]),
     ]

@@ -29,12 +29,14 @@ let package = Package(
         // Writes through the service and the change feed's long-poll (the writes issue's figures).
         .executableTarget(name: "WriteBench", dependencies: [
             .product(name: "HealthModel", package: "HealthBridge"),
+            .product(name: "HealthAPI", package: "HealthBridge"),
             .product(name: "HealthStore", package: "HealthBridge"),
             .product(name: "HealthService", package: "HealthBridge"),
         ]),
         // Health Auto Export ingest of a generated 25 MB payload through the service (the ingest issue's figures).
         .executableTarget(name: "IngestBench", dependencies: [
             .product(name: "HealthModel", package: "HealthBridge"),
+            .product(name: "HealthAPI", package: "HealthBridge"),
             .product(name: "HealthStore", package: "HealthBridge"),
             .product(name: "HealthService", package: "HealthBridge"),
             .product(name: "HealthAutoExport", package: "HealthBridge"),

@@ -15,6 +15,7 @@ let package = Package(
     targets: [
         .target(name: "FuzzSupport", dependencies: [
             .product(name: "HealthModel", package: "HealthBridge"),
+            .product(name: "HealthAPI", package: "HealthBridge"),
             .product(name: "HealthStore", package: "HealthBridge"),
             .product(name: "HealthService", package: "HealthBridge"),
         ]),
@@ -48,11 +49,13 @@ let package = Package(
         // The push and write paths through the service into an in-memory store, then every reader (issue 21).
         .executableTarget(name: "FuzzIngestService", dependencies: [
             "FuzzSupport", .product(name: "HealthService", package: "HealthBridge"),
+            .product(name: "HealthAPI", package: "HealthBridge"),
             .product(name: "HealthModel", package: "HealthBridge"),
             .product(name: "HealthAutoExport", package: "HealthBridge"),
         ]),
         .executableTarget(name: "FuzzWriteService", dependencies: [
             "FuzzSupport", .product(name: "HealthService", package: "HealthBridge"),
+            .product(name: "HealthAPI", package: "HealthBridge"),
             .product(name: "HealthModel", package: "HealthBridge"),
         ]),
         .executableTarget(name: "FuzzZipDirectory", dependencies: [

@@ -1,7 +1,6 @@
 import Crypto
 import Foundation
 import HealthModel
-import HealthStore
 import HealthSupport
 #if canImport(Glibc)
 import Glibc

@@ -1,7 +1,6 @@
 import Foundation
 import HealthModel
 import HealthService
-import HealthStore
 import HealthSupport
 import HummingbirdWSClient
 import Logging

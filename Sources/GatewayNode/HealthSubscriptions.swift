@@ -1,7 +1,6 @@
 import Foundation
 import HealthModel
 import HealthService
-import HealthStore
 import Logging
 
 /// Where ``HealthSubscriptions`` sends its events: the live gateway connection.

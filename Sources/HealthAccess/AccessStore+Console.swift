@@ -50,24 +50,6 @@ extension AccessStore {
     }
 }
 
-/// Which audit entries to list: by client (its hash, as entries name it), kind of event, time, and page.
-public struct AuditQuery: Sendable, Equatable {
-    /// ``AccessStore/clientHash(_:)`` of a client, or a prefix of it.
-    public var client: String?
-    public var event: AuditEvent.Kind?
-    public var since: Date?
-    public var until: Date?
-    /// Entries older than this id (the next page).
-    public var beforeId: Int64?
-    public var limit: Int
-
-    public init(client: String? = nil, event: AuditEvent.Kind? = nil, since: Date? = nil, until: Date? = nil,
-                beforeId: Int64? = nil, limit: Int = 50) {
-        self.client = client; self.event = event; self.since = since; self.until = until
-        self.beforeId = beforeId; self.limit = limit
-    }
-}
-
 extension AccessStore {
     /// Audit entries matching `query`, newest first, at most `query.limit` (1…500).
     ///

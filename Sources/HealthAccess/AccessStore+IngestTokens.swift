@@ -1,3 +1,4 @@
+import HealthAPI
 import Foundation
 import GRDB
 import HealthModel

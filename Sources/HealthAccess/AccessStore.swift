@@ -156,11 +156,7 @@ public final class AccessStore: Sendable {
     // MARK: Secrets
 
     /// 256 random bits, base64url without padding (43 characters).
-    public static func newToken() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        return Base64URL.encode(bytes)
-    }
+    public static func newToken() -> String { RandomToken.make() }
 
     public static func tokenHash(_ token: String) -> [UInt8] { Array(SHA256.hash(data: Data(token.utf8))) }
 
@@ -299,29 +295,15 @@ public final class AccessStore: Sendable {
 
     // MARK: Clients
 
-    public struct Client: Sendable, Codable, Equatable {
-        public var id: String
-        public var name: String
-        public var createdAt: Date
-        public var lastSeenAt: Date?
-        public var revokedAt: Date?
-        /// Set when paired with a code issued for an app (HealthBridgeKit; `healthbridge pair-code --app ID`).
-        public var appId: String?
-        /// How audit entries name this client.
-        public var auditId: String { AccessStore.clientHash(id) }
-        /// The principal this client acts as: `app:<appId>` when it redeemed a code issued for that app, else
-        /// `device:<clientId>`.
-        public var principal: Principal {
-            appId.map { Principal(kind: .app, name: $0) } ?? .device(id)
-        }
-        public var isRevoked: Bool { revokedAt != nil }
-    }
+    /// A paired client, as ``clients()`` lists it (the contract's `PairedClient`).
+    public typealias Client = PairedClient
 
     static func client(_ row: Row) -> Client {
-        Client(id: row["id"], name: row["name"], createdAt: Date(timeIntervalSince1970: row["created_at"]),
-               lastSeenAt: (row["last_seen_at"] as Double?).map(Date.init(timeIntervalSince1970:)),
-               revokedAt: (row["revoked_at"] as Double?).map(Date.init(timeIntervalSince1970:)),
-               appId: row["app_id"])
+        let id: String = row["id"]
+        return Client(id: id, name: row["name"], createdAt: Date(timeIntervalSince1970: row["created_at"]),
+                      lastSeenAt: (row["last_seen_at"] as Double?).map(Date.init(timeIntervalSince1970:)),
+                      revokedAt: (row["revoked_at"] as Double?).map(Date.init(timeIntervalSince1970:)),
+                      appId: row["app_id"], auditId: clientHash(id))
     }
 
     public func clients() throws -> [Client] {

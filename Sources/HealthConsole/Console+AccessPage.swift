@@ -1,7 +1,6 @@
 import HTTPTypes
 import Foundation
 import HealthAPI
-import HealthAccess
 import HealthModel
 import HealthService
 import Hummingbird
@@ -62,7 +61,7 @@ extension Console {
     }
 
     /// ` (client NAME, ID)` when a paired client filed the request: each client of an app asks for itself.
-    static func filedBy(_ request: AccessRequest, _ clients: [AccessStore.Client]) -> String {
+    static func filedBy(_ request: AccessRequest, _ clients: [PairedClient]) -> String {
         guard let id = request.client else { return "" }
         let name = clients.first { $0.id == id }?.name
         return " (client \(name.map { "“\($0)”, " } ?? "")\(id))"

@@ -1,6 +1,6 @@
 import HTTPTypes
 import Foundation
-import HealthAccess
+import HealthAPI
 import HealthModel
 import HealthService
 import Hummingbird

@@ -1,7 +1,7 @@
 import HTTPTypes
 import Crypto
 import Foundation
-import HealthAccess
+import HealthSupport
 import HealthModel
 import HealthHTTP
 import HealthService
@@ -31,8 +31,8 @@ actor ConsoleSessions {
         if sessions.count >= Self.maxSessions, let oldest = sessions.min(by: { $0.value.expires < $1.value.expires }) {
             sessions.removeValue(forKey: oldest.key)
         }
-        let token = AccessStore.newToken()
-        let session = ConsoleSession(id: Self.hash(token), csrf: AccessStore.newToken(), expires: now.addingTimeInterval(lifetime))
+        let token = RandomToken.make()
+        let session = ConsoleSession(id: Self.hash(token), csrf: RandomToken.make(), expires: now.addingTimeInterval(lifetime))
         sessions[session.id] = session
         return (token, session)
     }

@@ -1,20 +1,20 @@
 import HTTPTypes
 import HealthAPI
-import PairedAPIClient
-import PairedAPI
 import Foundation
 import HealthModel
 import HealthService
+import HealthSupport
 import Hummingbird
 
 extension Console {
     /// Pairing: sharing on or stopped, the shared types, the certificate fingerprint clients pin, and on request a
-    /// one-time pairing code with its QR code (the export server's encoder, as SVG) and expiry.
+    /// one-time pairing code with its QR code (as SVG) and expiry. What it shows of the paired API comes from
+    /// ``ConsolePairing``.
     func pairingPage(_ session: ConsoleSession, card: PairingPayload?) async throws -> HTML {
         let sharing = try await service.sharingStatus()
         let shared = sharing.sharedTypes
-        let identity = try ServerIdentity.loadOrCreate(home: home.directory).0
-        let running = RuntimeInfo.load(home: home.directory)
+        let fingerprint = try pairing.fingerprint()
+        let running = pairing.listening()
         let switchForm: HTML = sharing.state == .active
             ? ConsolePage.form("/pairing/sharing", session: session, fields: [("state", "paused")], button: "Stop sharing", style: "danger")
             : ConsolePage.form("/pairing/sharing", session: session, fields: [("state", "active")], button: "Share again")
@@ -51,7 +51,7 @@ extension Console {
             <p>Shared with every paired device: \(shared.summary) (change on the <a href="/access">Access</a> page or with <code>healthbridge sharing types</code>).</p>
             \(switchForm)</section>
             <section aria-labelledby="code-h"><h2 id="code-h">Pair a device</h2>
-            <p>Certificate fingerprint (SHA-256) the device pins: <code id="fingerprint" class="wrap">\(identity.fingerprint)</code></p>
+            <p>Certificate fingerprint (SHA-256) the device pins: <code id="fingerprint" class="wrap">\(fingerprint)</code></p>
             \(cardHTML)</section>
             """
         return ConsolePage.layout(title: "Pairing", current: "/pairing", session: session, body: body)
@@ -75,12 +75,11 @@ extension Console {
         if let appId, !PairRequest.isValidAppId(appId) {
             throw HealthError(.invalidArgument, "an app id is 1 to 128 letters, digits, '.', '-' or '_'")
         }
-        let identity = try ServerIdentity.loadOrCreate(home: home.directory).0
-        let running = RuntimeInfo.load(home: home.directory)
-        let card = try await PairingCard.issue(service: service, identity: identity,
-                                               host: running?.host ?? RuntimeInfo.advertisedHost(bind: "0.0.0.0"),
-                                               port: running?.port ?? PairedAPIProtocol.defaultPort, lifetime: 300,
-                                               appId: appId)
+        let fingerprint = try pairing.fingerprint()
+        let address = pairing.listening() ?? pairing.fallback()
+        let issued = try await service.issuePairingCode(lifetime: 300, appId: appId)
+        let card = PairingPayload(host: address.host, port: address.port, fingerprint: fingerprint, code: issued.code,
+                                  expires: ISO8601.string(issued.expires), appId: appId)
         return html(try await pairingPage(session, card: card))
     }
 }

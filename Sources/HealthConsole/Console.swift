@@ -3,7 +3,6 @@ import HealthHTTP
 import HealthModel
 import Foundation
 import HealthService
-import HealthStore
 import HealthSupport
 import Hummingbird
 import Logging
@@ -21,7 +20,7 @@ import Synchronization
 ///
 /// ```swift
 /// let service = try await HealthService.open(store: store, access: try AccessStore.open(home: home.directory))
-/// let console = Console(service: service, home: home, configuration: .init(port: 8080), logger: logger)
+/// let console = Console(service: service, home: home, configuration: .init(port: 8080), pairing: pairing, logger: logger)
 /// console.addRoutes(to: router)
 /// print(try await console.loginURL())
 /// ```
@@ -53,15 +52,19 @@ public final class Console: Sendable {
     let service: HealthService
     let home: HealthBridgeHome
     let configuration: Configuration
+    /// The paired API as the Pairing page sees it (supplied by `serve`).
+    let pairing: ConsolePairing
     let logger: Logger
     let sessions: ConsoleSessions
     let imports: ConsoleImports
     private let boundPort: Mutex<Int>
 
-    public init(service: HealthService, home: HealthBridgeHome, configuration: Configuration, logger: Logger) {
+    public init(service: HealthService, home: HealthBridgeHome, configuration: Configuration, pairing: ConsolePairing,
+                logger: Logger) {
         self.service = service
         self.home = home
         self.configuration = configuration
+        self.pairing = pairing
         self.logger = logger
         self.sessions = ConsoleSessions(lifetime: configuration.sessionLifetime)
         self.imports = ConsoleImports()

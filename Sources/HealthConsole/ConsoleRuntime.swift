@@ -1,6 +1,5 @@
 import HTTPTypes
 import HealthAPI
-import PairedAPIClient
 import Foundation
 import HealthModel
 import HealthSupport
@@ -21,7 +20,7 @@ public struct ConsoleRuntime: Codable, Sendable, Equatable {
 
     public func save(home: URL) {
         guard let data = try? JSONEncoder.wire.encode(self) else { return }
-        try? PairedServerStore.writePrivate(data, to: home.appendingPathComponent(Self.fileName))
+        try? PrivateFile.write(data, to: home.appendingPathComponent(Self.fileName), createDirectory: false)
     }
 
     /// The record of a console whose process still runs, if any.
@@ -85,7 +84,7 @@ public struct ConsoleAddress: Sendable, Equatable {
             if Loopback.isIPv4Loopback(address) { return address }
         }
         var generator = SystemRandomNumberGenerator()
-        try PairedServerStore.writePrivate(Data((random(using: &generator) + "\n").utf8), to: file)
+        try PrivateFile.write(Data((random(using: &generator) + "\n").utf8), to: file, createDirectory: false)
         // Two processes starting at once keep whichever write landed last.
         let kept = (try String(contentsOf: file, encoding: .utf8)).trimmingCharacters(in: .whitespacesAndNewlines)
         guard Loopback.isIPv4Loopback(kept) else { throw CocoaError(.fileReadCorruptFile, userInfo: [NSFilePathErrorKey: file.path]) }

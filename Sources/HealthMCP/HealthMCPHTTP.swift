@@ -1,7 +1,6 @@
 import Foundation
 import HealthHTTP
 import HealthModel
-import HealthStore
 import HealthSupport
 import Hummingbird
 import HummingbirdCore

@@ -1,9 +1,7 @@
 import Foundation
 import HealthAPI
-import HealthEngine
 import HealthModel
 import HealthService
-import HealthStore
 import MCP
 
 // activity_summaries, health_today.
@@ -36,18 +34,7 @@ extension HealthToolbox {
             var page = request
             page.limit = limit
             return try await toolbox.service.activitySummaries(page)
-        }, text: { result in
-            func figure(_ value: Double?) -> String { TextFormat.number(value) }
-            var text = result.note ?? ("Activity rings, newest first (\(result.timeZone)):\n" + TextFormat.table(
-                ["date", "move kcal/goal", "exercise min/goal", "stand h/goal"],
-                result.summaries.map { day in
-                    [day.date, "\(figure(day.activeEnergyBurned))/\(figure(day.activeEnergyBurnedGoal))",
-                     "\(figure(day.appleExerciseTime))/\(figure(day.appleExerciseTimeGoal))",
-                     "\(figure(day.appleStandHours))/\(figure(day.appleStandHoursGoal))"]
-                }))
-            if let next = result.nextCursor { text += "\nMore days: call activity_summaries with cursor=\"\(next)\"." }
-            return text
-        })
+        }, text: { $0.text(textStyle) })
     }
 
     // MARK: health_today
@@ -63,19 +50,7 @@ extension HealthToolbox {
         output: TodayResult.self
     ) { toolbox, _ in
         let today = try await toolbox.service.today()
-        var lines = ["Today \(today.date) so far (\(today.timeZone), until \(TextFormat.localClock(today.now))):"]
-        lines.append("Steps: \(today.steps.map { TextFormat.number($0) } ?? "none yet") (merged by source priority: \(today.stepsSourcePriority.joined(separator: " > ")))")
-        lines.append("Active energy: \(today.activeEnergyKcal.map { TextFormat.number($0) + " kcal" } ?? "—")")
-        lines.append("Resting heart rate: \(today.restingHeartRateBpm.map { TextFormat.number($0) + " bpm" } ?? "— (not yet recorded today)")")
-        if let night = today.sleep {
-            lines.append("Last night: asleep \(TextFormat.minutes(night.asleepMinutes)) (bed \(TextFormat.localClock(night.bedtime)) → \(TextFormat.localClock(night.wakeTime))), deep \(TextFormat.minutes(night.deepMinutes)), REM \(TextFormat.minutes(night.remMinutes)), core \(TextFormat.minutes(night.coreMinutes)), awake \(TextFormat.minutes(night.awakeMinutes))")
-        } else {
-            lines.append("Last night: no sleep recorded")
-        }
-        lines.append(today.workouts.isEmpty
-            ? "Workouts: none yet"
-            : "Workouts: " + today.workouts.map(workoutLine).joined(separator: "; "))
-        return ToolReply(structured: try structured(today), text: lines.joined(separator: "\n"))
+        return ToolReply(structured: try structured(today), text: today.text)
     }
 
     // MARK: energy_balance
@@ -98,13 +73,6 @@ extension HealthToolbox {
         let result = try await toolbox.service.energy(EnergyRequest(
             start: try arguments.string("start"), end: try arguments.string("end"),
             timeZone: try arguments.string("time_zone")))
-        func figure(_ value: Double?) -> String { value.map { TextFormat.number($0) } ?? "—" }
-        let text = "Energy in and out per day, kcal (\(result.timeZone)); burned = active + resting:\n" + TextFormat.table(
-            ["date", "eaten", "active", "resting", "burned", "balance"],
-            result.days.map { day in
-                [day.date, figure(day.eatenKcal), figure(day.activeKcal), figure(day.basalKcal), figure(day.burnedKcal),
-                 figure(day.balanceKcal)]
-            })
-        return ToolReply(structured: try structured(result), text: text)
+        return ToolReply(structured: try structured(result), text: result.text)
     }
 }

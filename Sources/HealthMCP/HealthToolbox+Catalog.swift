@@ -1,9 +1,7 @@
 import Foundation
 import HealthAPI
-import HealthEngine
 import HealthModel
 import HealthService
-import HealthStore
 import MCP
 
 // list_types, list_sources, latest: what is in the store.
@@ -22,16 +20,7 @@ extension HealthToolbox {
         output: TypesResult.self
     ) { toolbox, _ in
         let result = try await toolbox.service.types()
-        let rows = result.types.map { type in
-            [type.type, type.kind, TextFormat.number(Double(type.count)),
-             TextFormat.localDay(type.first ?? "?") + " → " + TextFormat.localDay(type.last ?? "?"),
-             type.unit ?? "", type.statistics.joined(separator: "/")]
-        }
-        var text = "\(result.count) types in the store (time zone \(result.timeZone), now \(TextFormat.local(result.now))):\n"
-        text += result.types.isEmpty
-            ? "The store is empty: import an Apple Health export or run `healthbridge demo`."
-            : TextFormat.table(["type", "kind", "samples", "span", "unit", "statistics"], rows)
-        return ToolReply(structured: try structured(result), text: text)
+        return ToolReply(structured: try structured(result), text: result.text)
     }
 
     // MARK: list_sources
@@ -48,18 +37,7 @@ extension HealthToolbox {
         output: SourcesResult.self
     ) { toolbox, arguments in
         let result = try await toolbox.service.sources(SourcesRequest(type: try arguments.string("type")))
-        var text: String
-        if let type = result.type {
-            text = result.sources.isEmpty
-                ? "No source has \(type) samples."
-                : "Sources of \(type), highest priority first (\(result.userOrdered == true ? "set by the user" : "default order")); where they overlap, statistics count only the highest:\n"
-        } else {
-            text = result.sources.isEmpty ? "No sources: the store is empty." : "Sources, by sample count:\n"
-        }
-        text += result.sources.map { source in
-            "\(source.rank.map { "\($0). " } ?? "- ")\(source.name) — \(source.category), \(TextFormat.number(Double(source.count))) samples"
-        }.joined(separator: "\n")
-        return ToolReply(structured: try structured(result), text: text)
+        return ToolReply(structured: try structured(result), text: result.text)
     }
 
     // MARK: latest
@@ -81,14 +59,6 @@ extension HealthToolbox {
         let result = try await toolbox.service.latest(LatestRequest(
             type: try arguments.requiredString("type", hint: "the type whose latest value you want, e.g. bodyMass"),
             sources: try arguments.strings("source")))
-        guard result.found else {
-            return ToolReply(structured: try structured(result), text: "No \(result.type) samples in the store.")
-        }
-        let value = result.value.map { "\(TextFormat.number($0, decimals: 2)) \(result.unit ?? "")" } ?? result.category ?? "no value"
-        let age = result.ageHours ?? 0
-        let ago = age < 48 ? "\(TextFormat.number(age, decimals: 1)) h ago" : "\(TextFormat.number(age / 24, decimals: 1)) days ago"
-        var text = "Latest \(result.type): \(value) at \(TextFormat.local(result.start)) (\(result.timeZone)), from \(result.source ?? "?"), \(ago)."
-        if let note = result.note { text += "\nNote: \(note)." }
-        return ToolReply(structured: try structured(result), text: text)
+        return ToolReply(structured: try structured(result), text: result.text)
     }
 }

@@ -28,27 +28,6 @@ extension HealthToolbox {
         let result = try await toolbox.service.coverage(CoverageRequest(
             type: try arguments.string("type"), start: try arguments.string("start"), end: try arguments.string("end"),
             interval: try arguments.string("interval"), timeZone: try arguments.string("time_zone")))
-        return ToolReply(structured: try structured(result), text: coverageText(result))
-    }
-
-    static func coverageText(_ result: CoverageResult) -> String {
-        let daily = result.interval == "day"
-        var text = "\(result.type) coverage per \(result.interval), \(TextFormat.local(result.start)) → \(TextFormat.local(result.end)) (\(result.timeZone)): \(result.bucketsWithData) with data, \(result.emptyBuckets) without.\n"
-        if result.sources.isEmpty {
-            return text + "No \(result.type) data in this range."
-        }
-        text += TextFormat.table(["source", "samples", daily ? "days" : "hours", "first", "last"], result.sources.map {
-            [$0.source, TextFormat.number(Double($0.count)), String($0.bucketsWithData), TextFormat.local($0.first),
-             TextFormat.local($0.last)]
-        })
-        if result.gaps.isEmpty {
-            text += "\nNo gaps: every \(result.interval) has data."
-        } else {
-            text += "\nGaps (nothing recorded — missing, not 0):\n" + result.gaps.map { gap in
-                daily ? "  \(TextFormat.localDay(gap.start)) → \(TextFormat.localDay(gap.end)) (\(gap.buckets) day\(gap.buckets == 1 ? "" : "s"))"
-                    : "  \(TextFormat.local(gap.start)) → \(TextFormat.local(gap.end)) (\(gap.buckets) h)"
-            }.joined(separator: "\n")
-        }
-        return text
+        return ToolReply(structured: try structured(result), text: result.text)
     }
 }

@@ -1,3 +1,4 @@
+import HealthAPI
 import HealthModel
 
 extension HealthToolbox {
@@ -19,6 +20,24 @@ extension HealthToolbox {
         case .ownerAllowsWrite(let principal, let type):
             "the owner runs `healthbridge grants \(principal) --allow-write \(type)` on the server"
         case .ownerResumesSharing: "the owner runs `healthbridge sharing resume` on the server"
+        }
+    }
+
+    /// How MCP's text tells the model to continue a paged answer: the tool to call again with the cursor.
+    ///
+    /// ```swift
+    /// HealthToolbox.textStyle.continuation(.summary, "abc")   // "call summarize with cursor=\"abc\""
+    /// ```
+    static let textStyle = TextStyle(
+        workoutDetails: "get_workout with a uuid gives a workout's statistics, events and route"
+    ) { operation, cursor in
+        switch operation {
+        case .summary: "call summarize with cursor=\"\(cursor)\""
+        case .samples: "call query_samples with cursor=\"\(cursor)\""
+        case .sleep: "call sleep_nights with cursor=\"\(cursor)\""
+        case .workouts: "call list_workouts with cursor=\"\(cursor)\""
+        case .activity: "call activity_summaries with cursor=\"\(cursor)\""
+        case .routePoints: "call get_workout with route_offset=\(cursor)"
         }
     }
 }

@@ -1,9 +1,7 @@
 import Foundation
 import HealthAPI
-import HealthEngine
 import HealthModel
 import HealthService
-import HealthStore
 import MCP
 
 // query_samples: raw samples, paged with the store's cursor.
@@ -46,21 +44,6 @@ extension HealthToolbox {
             var page = request
             page.limit = limit
             return try await toolbox.service.samples(page)
-        }, text: samplesText)
-    }
-
-    static func samplesText(_ result: SamplesResult) -> String {
-        let zone = TimeZone(identifier: result.timeZone) ?? .current
-        let span = "\(TextFormat.local(result.start)) → \(TextFormat.local(result.end)) (\(zone.identifier))"
-        guard !result.samples.isEmpty else { return "No \(result.type) samples between \(span)." }
-        var text = "\(result.type): \(result.count) samples, \(result.order == "asc" ? "oldest" : "newest") first, \(span):\n"
-        text += result.samples.map { sample in
-            let shown = sample.value.map { TextFormat.number($0, decimals: 2) + " " + (sample.unit ?? "") } ?? sample.category ?? ""
-            return "\(TextFormat.local(sample.start))–\(TextFormat.localClock(sample.end))  \(shown)  \(sample.source)"
-        }.joined(separator: "\n")
-        if let next = result.nextCursor {
-            text += "\nMore samples match: call query_samples with cursor=\"\(next)\"."
-        }
-        return text
+        }, text: { $0.text(textStyle) })
     }
 }

@@ -1,9 +1,7 @@
 import Foundation
 import HealthAPI
-import HealthEngine
 import HealthModel
 import HealthService
-import HealthStore
 import MCP
 
 // summarize, sleep_nights: HealthKit-accurate statistics.
@@ -53,60 +51,7 @@ extension HealthToolbox {
             var page = request
             page.limit = limit
             return try await toolbox.service.summary(page)
-        }, text: summaryText)
-    }
-
-    static func summaryText(_ result: SummaryResult) -> String {
-        let unit = result.unit
-        let decimals = unit == "count" ? 0 : 1
-        let daily = !["minute", "hour"].contains { result.interval.hasSuffix($0) } && result.interval != "total"
-        var header = [result.interval == "total" ? "range" : daily ? "date" : "start"]
-        var columns: [(String, (SummaryBucket) -> String)] = []
-        if result.statistics == ["duration"] {
-            let names = Set(result.buckets.flatMap { $0.durationsMinutes?.keys.map { $0 } ?? [] }).sorted()
-            for name in names { columns.append((name + " min", { TextFormat.number($0.durationsMinutes?[name], decimals: 0) })) }
-        } else {
-            let statistics = Set(result.statistics)
-            if statistics.contains("sum") { columns.append((unit == "count" ? "total" : "total " + unit, { TextFormat.number($0.sum, decimals: decimals) })) }
-            if statistics.contains("average") { columns.append(("avg", { TextFormat.number($0.average, decimals: 1) })) }
-            if statistics.contains("min") { columns.append(("min", { TextFormat.number($0.min, decimals: 1) })) }
-            if statistics.contains("max") { columns.append(("max", { TextFormat.number($0.max, decimals: 1) })) }
-            if statistics.contains("most_recent") { columns.append(("latest", { TextFormat.number($0.mostRecent, decimals: 1) })) }
-        }
-        header += columns.map(\.0)
-        let perSource = result.bySource ?? []
-        header += perSource.map { $0.source + " (own)" }
-        let rows: [[String]] = result.buckets.map { bucket in
-            let label = result.interval == "total" ? "\(TextFormat.local(bucket.start)) → \(TextFormat.local(bucket.end))"
-                : daily ? TextFormat.localDay(bucket.start) : TextFormat.local(bucket.start)
-            // A bucket without samples is missing, not 0.
-            var row = [label] + columns.map { bucket.count == 0 ? "no data" : $0.1(bucket) }
-            for series in perSource {
-                let own = series.buckets.first { $0.start == bucket.start }
-                row.append(TextFormat.number(own?.sum ?? own?.average, decimals: decimals))
-            }
-            return row
-        }
-        let shownUnit = unit == "min" ? "minutes" : unit == "count" ? nil : unit
-        var text = "\(result.type) per \(result.interval == "total" ? "whole range" : result.interval), \(TextFormat.local(result.start)) → \(TextFormat.local(result.end)) (\(result.timeZone))\(shownUnit.map { ", in " + $0 } ?? "").\n"
-        text += result.mergeNote + "\n"
-        text += result.buckets.allSatisfy({ $0.count == 0 }) ? "No \(result.type) data in this range." : TextFormat.table(header, rows)
-        if let total = result.totalSum, result.buckets.count > 1 {
-            text += "\nTotal: \(TextFormat.number(total, decimals: decimals))\(unit == "count" ? "" : " " + unit)"
-        }
-        let empty = result.buckets.filter { $0.count == 0 }.count
-        if empty > 0, empty < result.buckets.count {
-            text += "\n\(empty) of \(result.buckets.count) buckets have no data (missing, not 0); the total covers the others."
-        }
-        if let parts = result.contributions, !parts.isEmpty {
-            text += "\nWhich source won (part of the merged total / own unmerged total):\n" + TextFormat.table(
-                ["source", "counted", "own total"],
-                parts.map { [$0.source, TextFormat.number($0.contribution, decimals: decimals), TextFormat.number($0.ownTotal, decimals: decimals)] })
-        }
-        if let next = result.nextCursor {
-            text += "\nMore buckets follow (this reply stops at \(TextFormat.local(result.end))): call summarize with cursor=\"\(next)\"."
-        }
-        return text
+        }, text: { $0.text(textStyle) })
     }
 
     // MARK: sleep_nights
@@ -130,18 +75,6 @@ extension HealthToolbox {
         let result = try await toolbox.service.sleep(SleepRequest(
             start: try arguments.string("start"), end: try arguments.string("end"),
             timeZone: try arguments.string("time_zone"), cursor: try arguments.string("cursor")))
-        let rows = result.nights.map { night in
-            [night.date, TextFormat.localClock(night.bedtime), TextFormat.localClock(night.wakeTime),
-             TextFormat.minutes(night.asleepMinutes), TextFormat.minutes(night.deepMinutes),
-             TextFormat.minutes(night.remMinutes), TextFormat.minutes(night.coreMinutes),
-             TextFormat.minutes(night.awakeMinutes), TextFormat.minutes(night.inBedMinutes)]
-        }
-        var text = result.nights.isEmpty
-            ? "No sleep recorded for the nights ending \(TextFormat.localDay(result.start)) to \(TextFormat.localDay(result.end)) (\(result.timeZone))."
-            : "Sleep per night (wake-up day, \(result.timeZone)). \(result.mergeNote)\n" + TextFormat.table(
-                ["night of", "bed", "wake", "asleep", "deep", "REM", "core", "awake", "in bed"], rows)
-        if let average = result.averageAsleepMinutes { text += "\nAverage asleep: \(TextFormat.minutes(average))" }
-        if let next = result.nextCursor { text += "\nMore nights follow: call sleep_nights with cursor=\"\(next)\"." }
-        return ToolReply(structured: try structured(result), text: text)
+        return ToolReply(structured: try structured(result), text: result.text(textStyle))
     }
 }

@@ -1,9 +1,7 @@
 import Foundation
 import HealthAPI
-import HealthEngine
 import HealthModel
 import HealthService
-import HealthStore
 import MCP
 
 // list_workouts, get_workout: workouts with their statistics, events and routes.
@@ -11,15 +9,6 @@ import MCP
 extension HealthToolbox {
     static let maxWorkoutLimit = 500
     static let maxRouteLimit = 5_000
-
-    static func workoutLine(_ workout: WorkoutRecord) -> String {
-        var parts = ["\(TextFormat.local(workout.start))  \(workout.activityType)",
-                     "\(TextFormat.number(workout.durationMinutes)) min"]
-        if let km = workout.distanceKm { parts.append("\(TextFormat.number(km, decimals: 2)) km") }
-        if let kcal = workout.energyKcal { parts.append("\(TextFormat.number(kcal)) kcal") }
-        parts.append(workout.source)
-        return parts.joined(separator: "  ")
-    }
 
     // MARK: list_workouts
 
@@ -52,17 +41,7 @@ extension HealthToolbox {
             var page = request
             page.limit = limit
             return try await toolbox.service.workouts(page)
-        }, text: { result in
-            let what = request.activityTypes.map { $0.joined(separator: "/") + " workouts" } ?? "workouts"
-            var text = result.workouts.isEmpty
-                ? "No \(what) between \(TextFormat.local(result.start)) → \(TextFormat.local(result.end)) (\(result.timeZone))."
-                : "\(result.count) \(what) (\(result.timeZone)):\n" + result.workouts.map(workoutLine).joined(separator: "\n")
-            if let next = result.nextCursor { text += "\nMore workouts match: call list_workouts with cursor=\"\(next)\"." }
-            if !result.workouts.isEmpty {
-                text += "\n(get_workout with a uuid gives details; uuids are in the structured result: \(result.workouts.map(\.uuid).joined(separator: ", ")))"
-            }
-            return text
-        })
+        }, text: { $0.text(textStyle) })
     }
 
     // MARK: get_workout
@@ -93,44 +72,6 @@ extension HealthToolbox {
             var page = request
             page.routeLimit = limit ?? request.routeLimit
             return try await toolbox.service.workout(page)
-        }, text: workoutText)
-    }
-
-    static func workoutText(_ detail: WorkoutDetail) -> String {
-        let workout = detail.workout
-        var lines = [workoutLine(workout)]
-        if let seconds = workout.paceSecondsPerKm {
-            lines[0] += "  (\(seconds / 60):\(String(format: "%02d", seconds % 60)) /km)"
-        }
-        let statistics = detail.statistics.map { statistic in
-            var parts: [String] = []
-            if let sum = statistic.sum { parts.append("total \(TextFormat.number(sum, decimals: 2))") }
-            if let average = statistic.average { parts.append("avg \(TextFormat.number(average, decimals: 1))") }
-            if let minimum = statistic.min { parts.append("min \(TextFormat.number(minimum, decimals: 1))") }
-            if let maximum = statistic.max { parts.append("max \(TextFormat.number(maximum, decimals: 1))") }
-            return "\(statistic.type): \(parts.joined(separator: ", ")) \(statistic.unit ?? "")"
-        }
-        if !statistics.isEmpty { lines.append("Statistics: " + statistics.joined(separator: "; ")) }
-        if !detail.events.isEmpty {
-            lines.append("Events: " + detail.events.map { "\($0.type) at \(TextFormat.localClock($0.date))" }.joined(separator: ", "))
-        }
-        guard let route = detail.route else {
-            lines.append("No route.")
-            return lines.joined(separator: "\n")
-        }
-        var routeText = "Route: \(route.pointCount) points"
-        if let km = route.distanceKm { routeText += ", \(TextFormat.number(km, decimals: 2)) km along the track" }
-        if let gain = route.elevationGainM { routeText += ", +\(TextFormat.number(gain)) m" }
-        lines.append(routeText)
-        if !detail.routePoints.isEmpty {
-            lines.append("Points \(detail.routeOffset)–\(detail.routeOffset + detail.routePoints.count - 1) (time, latitude,longitude, elevation):")
-            lines.append(detail.routePoints.map { point in
-                "\(String(point.time.dropFirst(11).prefix(8))) \(String(format: "%.6f,%.6f", point.latitude, point.longitude))\(point.elevationM.map { String(format: " %.0f m", $0) } ?? "")"
-            }.joined(separator: "\n"))
-        }
-        if let next = detail.nextRouteOffset {
-            lines.append("More route points: call get_workout with route_offset=\(next).")
-        }
-        return lines.joined(separator: "\n")
+        }, text: { $0.text(textStyle) })
     }
 }

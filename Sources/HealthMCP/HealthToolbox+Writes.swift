@@ -21,10 +21,6 @@ extension HealthToolbox {
 
     static let notAuthorizedHint = " The user must allow it first (the error says the command to run)."
 
-    static func writeText(_ result: WriteResult, what: String) -> String {
-        "\(what): \(result.inserted) written, \(result.replaced) replaced, \(result.unchanged) already stored. UUIDs: \(result.objects.map(\.uuid).joined(separator: ", ")). Anchor \(result.anchor)."
-    }
-
     static let logFood = ToolDefinition(
         name: "log_food", title: "Log a meal",
         description: """
@@ -52,7 +48,7 @@ extension HealthToolbox {
             cholesterol: try arguments.number("cholesterol"), saturatedFat: try arguments.number("saturated_fat"),
             syncVersion: arguments.has("sync_version") ? try arguments.int("sync_version", default: 1, range: 0...Int(Int32.max)) : nil)
         let result = try await toolbox.service.logFood(log)
-        return ToolReply(structured: try structured(result), text: writeText(result, what: "Meal \(log.logId)"))
+        return ToolReply(structured: try structured(result), text: result.text(title: "Meal \(log.logId)"))
     }
 
     static func simpleLog(name: String, title: String, type: String, unitHelp: String, defaultUnit: String,
@@ -67,7 +63,7 @@ extension HealthToolbox {
             let result = try await log(toolbox.service, try arguments.requiredNumber("value"), try arguments.string("unit") ?? defaultUnit,
                                        try arguments.string("at"), try arguments.string("log_id"), try arguments.string("sync_id"),
                                        arguments.has("sync_version") ? try arguments.int("sync_version", default: 1, range: 0...Int(Int32.max)) : nil)
-            return ToolReply(structured: try structured(result), text: writeText(result, what: title))
+            return ToolReply(structured: try structured(result), text: result.text(title: title))
         }
     }
 
@@ -92,7 +88,7 @@ extension HealthToolbox {
             logId: try arguments.string("log_id"), syncId: try arguments.string("sync_id"),
             syncVersion: arguments.has("sync_version") ? try arguments.int("sync_version", default: 1, range: 0...Int(Int32.max)) : nil)
         let result = try await toolbox.service.log(log)
-        return ToolReply(structured: try structured(result), text: writeText(result, what: log.type ?? "Measurement"))
+        return ToolReply(structured: try structured(result), text: result.text(title: log.type ?? "Measurement"))
     }
 
     /// `metadata`: an object of strings (numbers are taken as their text).
@@ -143,7 +139,7 @@ extension HealthToolbox {
             end: try arguments.requiredString("end", hint: "when it ended"), energy: try arguments.number("energy"),
             distance: try arguments.string("distance"), logId: try arguments.string("log_id"),
             syncVersion: arguments.has("sync_version") ? try arguments.int("sync_version", default: 1, range: 0...Int(Int32.max)) : nil))
-        return ToolReply(structured: try structured(result), text: writeText(result, what: "Workout"))
+        return ToolReply(structured: try structured(result), text: result.text(title: "Workout"))
     }
 
     static let deleteEntries = ToolDefinition(
@@ -159,7 +155,7 @@ extension HealthToolbox {
     ) { toolbox, arguments in
         let result = try await toolbox.service.delete(DeleteRequest(
             uuid: try arguments.string("uuid"), logId: try arguments.string("log_id"), syncId: try arguments.string("sync_id")))
-        return ToolReply(structured: try structured(result), text: "\(result.deleted) deleted. Anchor \(result.anchor).")
+        return ToolReply(structured: try structured(result), text: result.text)
     }
 
     static let getChanges = ToolDefinition(
@@ -178,12 +174,17 @@ extension HealthToolbox {
         ],
         output: ChangesResult.self
     ) { toolbox, arguments in
-        let result = try await toolbox.service.changes(ChangesRequest(
+        let request = ChangesRequest(
             types: try arguments.strings("types"), anchor: try arguments.string("anchor"),
             wait: try arguments.number("wait"),
             limit: arguments.has("limit") ? try arguments.int("limit", default: 500, range: 1...5_000) : nil,
-            timeZone: try arguments.string("time_zone")))
-        let text = "\(result.added.count) added, \(result.deleted.count) deleted; next anchor \(result.anchor)\(result.hasMore ? " (more: ask again from it)" : "")."
-        return ToolReply(structured: try structured(result), text: text)
+            timeZone: try arguments.string("time_zone"))
+        // The text lists every change beside the structured result: a page too large for a reply is asked again
+        // with half as many changes (the anchor then says where to continue).
+        return try await toolbox.fitting(limit: request.limit, count: { $0.added.count + $0.deleted.count }, { limit in
+            var page = request
+            page.limit = limit ?? request.limit
+            return try await toolbox.service.changes(page)
+        }, text: \.text)
     }
 }

@@ -1,9 +1,7 @@
 import Foundation
 import HealthAPI
-import HealthEngine
 import HealthModel
 import HealthService
-import HealthStore
 import Logging
 import MCP
 

@@ -1,3 +1,4 @@
+import HealthAPI
 import Foundation
 import HealthAccess
 import HealthModel

@@ -42,7 +42,7 @@ extension HealthService {
     /// counts: a source known only for a denied type is not listed (denial looks like no data).
     public func sources(_ request: SourcesRequest) async throws -> SourcesResult {
         guard let name = DateRange.nonEmpty(request.type) else {
-            let grant = try await grants(for: principal).read
+            let grant = try await readGrant()   // paused sharing refuses paired devices and apps first
             let summaries = grant.all && grant.except.isEmpty
                 ? try await store.sources(type: nil) : try await readableSources(grant)
             let sorted = summaries.sorted { $0.count > $1.count }

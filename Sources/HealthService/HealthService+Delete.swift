@@ -15,6 +15,7 @@ extension HealthService {
         guard given.count == 1 else {
             throw HealthError(.invalidArgument, "give exactly one of uuid, log id or sync id")
         }
+        try await requireSharingActive()   // also when nothing matches: a paused device learns nothing
         let own = principal.kind == .owner ? nil : principal.source.key
         var targets: [UUID] = []
         var types: Set<String> = []

@@ -61,6 +61,19 @@ extension HealthService {
         try ownerAccess("name this device").setDeviceName(name)
     }
 
+    /// The types this principal may read, as a paired client lists them: the stored types it may read and the ones
+    /// granted to it without samples yet. Unlike ``types(includingGranted:)`` (which the paired API's `status` asks
+    /// while paused, to tell what is shared), a paired device or app is refused with `HEALTH_SHARING_PAUSED` while the
+    /// owner has paused sharing.
+    ///
+    /// ```swift
+    /// let listed = try await session.service.sharedTypes()   // GET /api/v1/health/types; 423 while paused
+    /// ```
+    public func sharedTypes() async throws -> TypesResult {
+        try await requireSharingActive()
+        return try await types(includingGranted: true)
+    }
+
     /// Moves the shared types of an older version (kept in `export.sqlite`) into the grants of every paired device
     /// (`device:*`), where the service decides what paired clients may read. Runs once: later calls find nothing to
     /// move. The owner's grants, when already set, win.

@@ -132,7 +132,7 @@ public struct HealthService: Sendable {
             if error.message.contains("did you mean") {
                 throw HealthError(.invalidType, error.message, argument: argument, hint: .listTypes)
             }
-            let readable = try await grants(for: principal).read
+            let readable = try await readGrant()
             let present = try await store.typeSummaries().filter { readable.allows($0.type) }.prefix(12).map(\.type)
             throw HealthError(.invalidType,
                               "unknown type '\(name)'; the store has \(present.isEmpty ? "no data yet" : present.joined(separator: ", ") + (present.count == 12 ? ", …" : ""))",
@@ -165,7 +165,7 @@ public struct HealthService: Sendable {
     /// names a denied type's sources.
     func checkSources(_ names: [String]?, type: SampleType) async throws {
         guard let names else { return }
-        let readable = try await grants(for: principal).read.allows(type.identifier)
+        let readable = try await readGrant().allows(type.identifier)
         let known = readable ? try await store.sources(type: type.identifier) : []
         for name in names {
             let lowered = name.lowercased()

@@ -19,7 +19,8 @@ extension PairedAPIServer {
         case .ownerSharesTypes: "the owner shares types with `healthbridge sharing types --enable` or `healthbridge grants`"
         case .ownerAllowsWrite(let principal, let type):
             "the owner runs `healthbridge grants \(principal) --allow-write \(type)` on the server"
-        case .ownerResumesSharing: "the owner runs `healthbridge sharing resume` on the server"
+        // The 423 body's words since the first version: "sharing is paused on the server (`healthbridge sharing resume`)".
+        case .ownerResumesSharing: "`healthbridge sharing resume`"
         }
     }
 }

@@ -59,7 +59,6 @@ extension PairedAPIServer {
         }
         api.delete("log/:logId") { _, context in
             let logId = context.parameters.get("logId")
-            try self.requireSharing(context)
             let result = try await self.deviceService(context).delete(DeleteRequest(logId: logId))
             self.audit.record(AuditEvent(event: .dataDelete, requestId: context.requestId, client: context.client?.auditId,
                                          address: context.remoteAddress, detail: .init(sampleCount: result.deleted)))
@@ -85,9 +84,8 @@ extension PairedAPIServer {
         return try DataQueryParser.decode(T.self, buffer)
     }
 
-    /// Runs a write as the request's paired client (sharing must be on) and audits it.
+    /// Runs a write as the request's paired client and audits it (the service refuses it while sharing is paused).
     func write(_ context: PairedAPIContext, _ call: (HealthService) async throws -> WriteResult) async throws -> Response {
-        try requireSharing(context)
         let result = try await call(deviceService(context))
         audit.record(AuditEvent(event: .dataWrite, requestId: context.requestId, client: context.client?.auditId,
                                 address: context.remoteAddress,

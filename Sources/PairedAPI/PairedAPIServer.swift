@@ -3,11 +3,9 @@ import PairedAPIClient
 import Foundation
 import HealthAccess
 import HTTPTypes
-import HealthEngine
 import HealthHTTP
 import HealthModel
 import HealthService
-import HealthStore
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
@@ -282,10 +280,7 @@ public struct PairedAPIServer: Sendable {
     }
 
     func types(_ context: PairedAPIContext) async throws -> Response {
-        let result = try await APIError.listing("types") {
-            try requireSharing(context)
-            return try await deviceService(context).types(includingGranted: true)
-        }
+        let result = try await APIError.listing("types") { try await deviceService(context).sharedTypes() }
         let infos = result.types.map { type in
             ExportTypeInfo(type: type.type, kind: type.kind, displayName: type.displayName, unit: type.unit,
                            count: type.count, first: type.first, last: type.last)
@@ -295,10 +290,7 @@ public struct PairedAPIServer: Sendable {
     }
 
     func data(_ request: TypedSamplesRequest, _ context: PairedAPIContext) async throws -> Response {
-        let result = try await APIError.listing("samples") {
-            try requireSharing(context)
-            return try await deviceService(context).samples(ofTypes: request)
-        }
+        let result = try await APIError.listing("samples") { try await deviceService(context).samples(ofTypes: request) }
         let samples = result.samples.map { item in
             ExportSample(type: item.type, dateISO: item.sample.start, endDateISO: item.sample.end,
                          value: item.sample.value, unit: item.sample.unit, category: item.sample.category,
@@ -320,14 +312,6 @@ public struct PairedAPIServer: Sendable {
     func deviceService(_ context: PairedAPIContext) -> HealthService {
         guard let client = context.client else { return service.acting(as: .device("unknown")) }
         return service.acting(as: client.principal, client: client.id)
-    }
-
-    /// Paused sharing: health endpoints answer `423 locked` with no data.
-    func requireSharing(_ context: PairedAPIContext) throws {
-        let sharing = try context.sharing ?? state.sharing()
-        if sharing.state == .paused {
-            throw HealthError(.sharingPaused, "sharing is paused on the server (`healthbridge sharing resume`)")
-        }
     }
 
     // MARK: Responses

@@ -16,11 +16,6 @@ struct ActivityCommand: AsyncParsableCommand {
         let result = try await store.openService().activitySummaries(ActivitySummariesRequest(
             start: range.from, end: range.to, limit: limit, timeZone: range.tz))
         if output.json { return try Output.json(result) }
-        if let note = result.note { print(note); return }
-        Output.table(["date", "move kcal", "goal", "exercise min", "goal", "stand h", "goal"], result.summaries.map { day in
-            [day.date, Output.number(day.activeEnergyBurned), Output.number(day.activeEnergyBurnedGoal),
-             Output.number(day.appleExerciseTime), Output.number(day.appleExerciseTimeGoal),
-             Output.number(day.appleStandHours), Output.number(day.appleStandHoursGoal)]
-        })
+        print(result.text(Output.textStyle))
     }
 }

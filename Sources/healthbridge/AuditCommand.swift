@@ -1,3 +1,4 @@
+import HealthAPI
 import ArgumentParser
 import Foundation
 import HealthAccess

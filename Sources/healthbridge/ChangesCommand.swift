@@ -20,14 +20,6 @@ struct ChangesCommand: AsyncParsableCommand {
         let result = try await store.openService().changes(ChangesRequest(
             types: type.isEmpty ? nil : type, anchor: anchor, wait: wait, limit: limit))
         if output.json { return try Output.json(result) }
-        for item in result.added {
-            if let sample = item.sample {
-                print("+ \(item.type)  \(Output.local(sample.start))  \(sample.value.map { Output.number($0, decimals: nil) + " " + (sample.unit ?? "") } ?? sample.category ?? "")  \(sample.source)  \(sample.uuid)")
-            } else if let workout = item.workout {
-                print("+ workout  \(Output.local(workout.start))  \(workout.activityType)  \(workout.source)  \(workout.uuid)")
-            }
-        }
-        for item in result.deleted { print("- \(item.type)  \(item.uuid)") }
-        print("anchor \(result.anchor)\(result.hasMore ? " (more: ask again from it)" : "")")
+        print(result.text)
     }
 }

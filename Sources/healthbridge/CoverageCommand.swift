@@ -25,17 +25,6 @@ struct CoverageCommand: AsyncParsableCommand {
         let result = try await store.openService().coverage(CoverageRequest(
             type: type, start: range.from, end: range.to, interval: interval, timeZone: range.tz))
         if output.json { return try Output.json(result) }
-        let daily = result.interval == "day"
-        let sources = result.sources.map(\.source)
-        Output.table([daily ? "day" : "hour", "samples"] + sources, result.buckets.map { bucket in
-            let counts = Dictionary(bucket.sources.map { ($0.source, $0.count) }, uniquingKeysWith: +)
-            return [daily ? (bucket.date ?? Output.local(bucket.start)) : Output.local(bucket.start),
-                    bucket.noData ? "no data" : String(bucket.count)]
-                + sources.map { counts[$0].map(String.init) ?? "—" }
-        })
-        print("\n\(result.bucketsWithData) \(daily ? "days" : "hours") with data, \(result.emptyBuckets) without.")
-        for gap in result.gaps {
-            print("Gap: \(Output.local(gap.start)) → \(Output.local(gap.end)) (\(gap.buckets) \(daily ? "day" : "hour")\(gap.buckets == 1 ? "" : "s")): nothing recorded.")
-        }
+        print(result.text)
     }
 }

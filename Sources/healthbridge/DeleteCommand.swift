@@ -18,6 +18,6 @@ struct DeleteCommand: AsyncParsableCommand {
     func run() async throws {
         let result = try await store.openService().delete(DeleteRequest(uuid: uuid, logId: logId, syncId: syncId))
         if output.json { return try Output.json(result) }
-        print("\(result.deleted) deleted (anchor \(result.anchor))")
+        print(result.text)
     }
 }

@@ -23,10 +23,6 @@ struct EnergyCommand: AsyncParsableCommand {
     func run() async throws {
         let result = try await store.openService().energy(EnergyRequest(start: range.from, end: range.to, timeZone: range.tz))
         if output.json { return try Output.json(result) }
-        Output.table(["DAY", "EATEN", "ACTIVE", "RESTING", "BURNED", "BALANCE"], result.days.map { day in
-            [day.date, Output.number(day.eatenKcal), Output.number(day.activeKcal), Output.number(day.basalKcal),
-             Output.number(day.burnedKcal), Output.number(day.balanceKcal)]
-        })
-        print("kcal, \(result.timeZone)")
+        print(result.text)
     }
 }

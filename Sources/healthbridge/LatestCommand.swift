@@ -18,12 +18,6 @@ struct LatestCommand: AsyncParsableCommand {
         let result = try await store.openService().latest(LatestRequest(
             type: type, sources: source.isEmpty ? nil : source, timeZone: tz))
         if output.json { return try Output.json(result) }
-        guard result.found else {
-            print("No \(result.type) samples in the store.")
-            return
-        }
-        let value = result.value.map { "\(Output.number($0, decimals: nil)) \(result.unit ?? "")" } ?? result.category ?? ""
-        print("\(result.type): \(value) at \(Output.local(result.start)) from \(result.source ?? "?") (\(Output.number(result.ageHours, decimals: 1)) h ago)")
-        if let note = result.note { print("Note: \(note).") }
+        print(result.text)
     }
 }

@@ -27,8 +27,7 @@ struct LogCommand: AsyncParsableCommand {
 
     static func print(_ result: WriteResult, json: Bool) throws {
         if json { return try Output.json(result) }
-        Swift.print("\(result.inserted) written, \(result.replaced) replaced, \(result.unchanged) already stored (anchor \(result.anchor))")
-        for object in result.objects { Swift.print("  \(object.type)  \(object.uuid)") }
+        Swift.print(result.text())
     }
 
     struct Food: AsyncParsableCommand {

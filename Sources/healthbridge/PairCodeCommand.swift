@@ -5,6 +5,7 @@ import PairedAPI
 import Foundation
 import HealthService
 import HealthStore
+import HealthSupport
 import Hummingbird
 
 struct PairCodeCommand: AsyncParsableCommand {

@@ -23,11 +23,6 @@ struct PriorityCommand: AsyncParsableCommand {
         let result = try await store.openService().priority(PriorityRequest(
             type: type, set: set.map { [$0] }, reset: reset ? true : nil))
         if output.json { return try Output.json(result) }
-        if result.sources.isEmpty {
-            print("No \(result.type ?? type) samples in the store yet.")
-            return
-        }
-        Output.sources(result)
-        print("\n\(result.userOrdered == true ? "Your order." : "The default order.")")
+        print(result.text)
     }
 }

@@ -24,15 +24,6 @@ struct QueryCommand: AsyncParsableCommand {
             type: type, start: range.from, end: range.to, limit: limit, ascending: ascending,
             sources: source.isEmpty ? nil : source, timeZone: range.tz, unit: unit, cursor: cursor))
         if output.json { return try Output.json(result) }
-        guard !result.samples.isEmpty else {
-            print("No \(result.type) samples between \(Output.local(result.start)) and \(Output.local(result.end)).")
-            return
-        }
-        Output.table(["start", "end", "value", "source"], result.samples.map { sample in
-            [Output.local(sample.start), Output.local(sample.end),
-             sample.value.map { "\(Output.number($0, decimals: nil)) \(sample.unit ?? "")" } ?? sample.category ?? "",
-             sample.source]
-        })
-        if let next = result.nextCursor { print("\nMore samples: --cursor \(next)") }
+        print(result.text(Output.textStyle))
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import HealthAPI
 import PairedAPI
 import Foundation
 import HealthAccess
@@ -124,7 +125,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     func makeConsole(_ shared: SharedPieces, host: String, interfaces: [(name: String, address: String)]) throws -> Console {
         Console(service: shared.service, home: shared.home,
-                configuration: .init(port: mcpPort, host: host, interfaces: interfaces), logger: CLILog.logger)
+                configuration: .init(port: mcpPort, host: host, interfaces: interfaces),
+                pairing: .pairedAPI(home: shared.home.directory), logger: CLILog.logger)
     }
 
     /// Once the console listens: records where (`<home>/console.json`, for `healthbridge console`) and prints the
@@ -227,5 +229,16 @@ struct GatewayNodeService: Service {
         try await GatewayNode.run(gateway: gateway, token: token, home: shared.home, service: shared.service,
                                   allowWrites: allowWrites, allowInsecureGateway: allowInsecureGateway,
                                   logger: CLILog.logger)
+    }
+}
+
+extension ConsolePairing {
+    /// The paired API of the data directory `home`, as the console's Pairing page shows it: the pinned identity's
+    /// fingerprint and where a running `serve` listens (its `export-server.json`), else this machine's LAN address on
+    /// the default port.
+    static func pairedAPI(home: URL) -> ConsolePairing {
+        ConsolePairing(fingerprint: { try ServerIdentity.loadOrCreate(home: home).0.fingerprint },
+                       listening: { RuntimeInfo.load(home: home).map { Address(host: $0.host, port: $0.port) } },
+                       fallback: { Address(host: RuntimeInfo.advertisedHost(bind: "0.0.0.0"), port: PairedAPIProtocol.defaultPort) })
     }
 }

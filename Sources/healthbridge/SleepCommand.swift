@@ -25,16 +25,6 @@ struct SleepCommand: AsyncParsableCommand {
         }
         result.hasMore = false
         if output.json { return try Output.json(result) }
-        if result.nights.isEmpty {
-            print("No sleep recorded in that range.")
-            return
-        }
-        Output.table(["night of", "bedtime", "wake", "in bed", "asleep", "core", "deep", "REM", "awake", "sources"],
-                     result.nights.map { night in
-            [night.date, Output.clock(night.bedtime), Output.clock(night.wakeTime),
-             Output.minutes(night.inBedMinutes), Output.minutes(night.asleepMinutes), Output.minutes(night.coreMinutes),
-             Output.minutes(night.deepMinutes), Output.minutes(night.remMinutes), Output.minutes(night.awakeMinutes),
-             night.sources.joined(separator: ", ")]
-        })
+        print(result.text(Output.textStyle))
     }
 }

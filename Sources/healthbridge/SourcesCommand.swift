@@ -15,9 +15,6 @@ struct SourcesCommand: AsyncParsableCommand {
     func run() async throws {
         let result = try await store.openService().sources(SourcesRequest(type: type))
         if output.json { return try Output.json(result) }
-        Output.sources(result)
-        if result.type != nil, let first = result.sources.first {
-            print("\nMerged statistics take each moment from the highest source that has data: \(first.name) first.")
-        }
+        print(result.text)
     }
 }

@@ -30,6 +30,6 @@ struct SummaryCommand: AsyncParsableCommand {
             sources: source.isEmpty ? nil : source, skipEmpty: skipEmpty, unit: unit,
             contributions: contributions ? true : nil))
         if output.json { return try Output.json(result) }
-        Output.summary(result)
+        print(result.text(Output.textStyle))
     }
 }

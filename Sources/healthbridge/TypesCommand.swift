@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HealthAPI
 import HealthService
 
 struct TypesCommand: AsyncParsableCommand {
@@ -12,13 +13,6 @@ struct TypesCommand: AsyncParsableCommand {
     func run() async throws {
         let result = try await store.openService().types()
         if output.json { return try Output.json(result) }
-        if result.types.isEmpty {
-            print("The store is empty. Run `healthbridge demo` or `healthbridge import export.zip`.")
-            return
-        }
-        Output.table(["type", "kind", "samples", "first", "last", "unit", "statistics"], result.types.map { type in
-            [type.type, type.kind, Output.number(Double(type.count)), Output.local(type.first), Output.local(type.last),
-             type.unit ?? type.recordedUnits.joined(separator: ", "), type.statistics.joined(separator: "/")]
-        })
+        print(result.text)
     }
 }

@@ -21,15 +21,7 @@ struct WorkoutsCommand: AsyncParsableCommand {
         if let uuid {
             let detail = try await service.workout(WorkoutRequest(uuid: uuid, routeLimit: 0, timeZone: range.tz))
             if output.json { return try Output.json(detail) }
-            Output.workouts([detail.workout])
-            for statistic in detail.statistics {
-                let figures = [("total", statistic.sum), ("avg", statistic.average), ("min", statistic.min), ("max", statistic.max)]
-                    .compactMap { name, value in value.map { "\(name) \(Output.number($0, decimals: 1))" } }
-                print("\(statistic.type): \(figures.joined(separator: ", ")) \(statistic.unit ?? "")")
-            }
-            if let route = detail.route {
-                print("Route: \(route.pointCount) points, \(Output.number(route.distanceKm, decimals: 2)) km along the track, +\(Output.number(route.elevationGainM)) m")
-            }
+            print(detail.text(Output.textStyle))
             return
         }
         var result = try await service.workouts(WorkoutsRequest(
@@ -37,10 +29,6 @@ struct WorkoutsCommand: AsyncParsableCommand {
             limit: limit, ascending: ascending, timeZone: range.tz))
         result.nextCursor = nil
         if output.json { return try Output.json(result) }
-        if result.workouts.isEmpty {
-            print("No workouts between \(Output.local(result.start)) and \(Output.local(result.end)).")
-            return
-        }
-        Output.workouts(result.workouts)
+        print(result.text(Output.textStyle))
     }
 }

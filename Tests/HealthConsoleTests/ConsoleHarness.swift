@@ -9,6 +9,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import NIOPosix
+import PairedAPI
 
 /// A console on a temporary data directory with demo data, served on a loopback address (127.0.0.1 unless a test
 /// names another, as `serve` does with the install's own) at a free port, and a raw HTTP/1.1 client that sends exactly
@@ -35,6 +36,9 @@ struct ConsoleHarness {
         let service = try await HealthService.open(store: store, access: state)
         let console = Console(service: service, home: home,
                               configuration: .init(port: 0, host: address, maxUploadBytes: maxUploadBytes),
+                              pairing: ConsolePairing(fingerprint: { try ServerIdentity.loadOrCreate(home: directory).0.fingerprint },
+                                                      listening: { nil },
+                                                      fallback: { .init(host: "192.0.2.10", port: 8443) }),
                               logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
         let router = Router()
         console.addRoutes(to: router)

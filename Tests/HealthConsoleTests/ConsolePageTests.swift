@@ -72,6 +72,11 @@ struct ConsolePageTests {
         #expect(code.status == 200)
         #expect(code.body.contains("id=\"pairing-code\""))
         #expect(code.body.contains("<svg"))
+        // Address and fingerprint are what `serve` supplies (the harness: no running API, a fixed fallback).
+        #expect(code.body.contains("--host 192.0.2.10 --port 8443 "))
+        #expect(code.body.contains("(the export API is not running)"))
+        let fingerprint = try h.console.pairing.fingerprint()
+        #expect(code.body.contains("--fingerprint \(fingerprint)"))
     }
 
     @Test func textFromTheStoreIsEscaped() {

@@ -9,6 +9,7 @@
 // Target (issue): ≤ 2 s and ≤ 150 MB RSS for the 25 MB payload on a 2-core machine.
 import Foundation
 import HealthAutoExport
+import HealthAPI
 import HealthModel
 import HealthService
 import HealthStore

@@ -7,6 +7,7 @@
 // stored version first); then the change feed's long-poll: how long after a commit a waiting `changes(wait:)` call
 // returns, p50/p99. The HTTPS figures come from `scripts/write-bench.sh` (wrk with keep-alive against `serve`).
 import Foundation
+import HealthAPI
 import HealthModel
 import HealthService
 import HealthStore

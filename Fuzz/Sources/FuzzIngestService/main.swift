@@ -1,6 +1,7 @@
 import Foundation
 import FuzzSupport
 import HealthAutoExport
+import HealthAPI
 import HealthModel
 import HealthService
 

@@ -1,5 +1,6 @@
 import Foundation
 import FuzzSupport
+import HealthAPI
 import HealthModel
 import HealthService
 

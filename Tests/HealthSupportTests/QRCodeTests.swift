@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import PairedAPI
+@testable import HealthSupport
 
 /// Reference matrices produced by an independent encoder (python-qrcode 8, byte mode, level M, no border) during
 /// development and pasted here: no Python at test time.
