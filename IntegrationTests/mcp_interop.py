@@ -25,7 +25,7 @@ READ_TOOLS = {
     "list_types", "list_sources", "query_samples", "summarize", "sleep_nights", "list_workouts", "get_workout",
     "activity_summaries", "latest", "health_today", "energy_balance", "get_changes", "health_coverage",
 }
-WRITE_TOOLS = {"log_food", "log_weight", "log_water", "log_workout", "delete_entries"}
+WRITE_TOOLS = {"log_food", "log_weight", "log_water", "log_quantity", "log_workout", "delete_entries"}
 EXPECTED_TOOLS = READ_TOOLS | WRITE_TOOLS
 
 passed = 0
@@ -187,6 +187,9 @@ async def run(binary, home, limit):
             message = await c.error("log_water", {"value": 250, "log_id": "interop-1"}, "HEALTH_NOT_AUTHORIZED",
                                     "a write without a grant is refused")
             check("the refusal names the grants command", "healthbridge grants" in (message or ""), message)
+            # The generic quantity log is under the same consent: the write grant is checked before the unit.
+            await c.error("log_quantity", {"type": "bloodGlucose", "value": 7.8, "unit": "kg"}, "HEALTH_NOT_AUTHORIZED",
+                          "glucose without a write grant is refused")
             changes = await c.ok("get_changes", {"types": ["dietaryWater"], "limit": 5})
             check("get_changes answers an anchor", bool(changes) and changes["anchor"].isdigit())
             await c.ok("list_types", label="server alive after errors")
