@@ -9,6 +9,12 @@ let package = Package(
         // The client library for apps: the diet app's HealthKit API over the paired HTTPS API, and a sync engine.
         .library(name: "HealthBridgeKit", targets: ["HealthBridgeKit"]),
         .executable(name: "diet-sync", targets: ["DietSync"]),
+        // HealthKit's own API (HKHealthStore, HKQuantityType(.bodyMass), HKSampleQuery…) over a paired server, for
+        // platforms without Apple's HealthKit (Linux, Swift on Android): `import HealthKitBridge` in place of
+        // `import HealthKit`.
+        .library(name: "HealthKitBridge", targets: ["HealthKitBridge"]),
+        // The diet app's HealthKit code (seed §2–§6) on HealthKitBridge, run as an app would be (`diet-healthkit`).
+        .executable(name: "diet-healthkit", targets: ["DietHealthKit"]),
         // The test gateway of HealthBridgeTesting as an executable, for the soak (IntegrationTests/soak.sh). Not needed by
         // `swift build --product healthbridge`.
         .executable(name: "hb-test-gateway", targets: ["HBTestGateway"]),
@@ -122,6 +128,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // The local-network export client and wire protocol: API payloads, the pinned-TLS HTTPS client, the paired-server
@@ -222,6 +229,27 @@ let package = Package(
             ],
             path: "Examples/DietSync"
         ),
+        // HealthKit's API with HealthKit's names, labels, error codes and semantics, answered by a paired server through
+        // HealthBridgeKit: object types, quantities and units, samples, the five queries, save/delete, authorization,
+        // background delivery from anchors persisted in the app's container.
+        .target(
+            name: "HealthKitBridge",
+            dependencies: [
+                "HealthBridgeKit", "HealthAPI", "HealthModel", "HealthSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The seed's HealthKit code, compiled as the app wrote it (Swift 5 language mode, as an iOS app of its time),
+        // with only `import HealthKit` replaced and the Linux stand-ins for UIKit/SwiftUI/Combine/Objective-C.
+        .executableTarget(
+            name: "DietHealthKit",
+            dependencies: [
+                "HealthKitBridge", "HealthBridgeKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Examples/DietHealthKit",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
         // Shared by the test targets only (never a product): demo worlds by days/seed/zone, temporary data homes and
         // the OpenClaw test gateway.
         .target(
@@ -249,7 +277,7 @@ let package = Package(
                                                             .product(name: "HTTPTypes", package: "swift-http-types")]),
         // HealthBridgeKit against a real `healthbridge serve` process (the built binary): the example end to end, the
         // SIGKILL fault test, the seed's HealthKitSyncService ported.
-        .testTarget(name: "HealthBridgeKitTests", dependencies: ["HealthBridgeKit", "PairedAPIClient", "HealthAPI", "HealthModel",
+        .testTarget(name: "HealthBridgeKitTests", dependencies: ["HealthBridgeKit", "HealthKitBridge", "PairedAPIClient", "HealthAPI", "HealthModel",
                                                                 .product(name: "GRDB", package: "GRDB.swift"),
                                                                 .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "HealthXMLTests", dependencies: ["HealthXML"]),
@@ -267,7 +295,9 @@ let package = Package(
                                                            "HealthDemo", .product(name: "MCP", package: "swift-sdk"),
                                                            .product(name: "Hummingbird", package: "hummingbird"),
                                                            .product(name: "NIOCore", package: "swift-nio"),
-                                                           .product(name: "NIOPosix", package: "swift-nio")]),
+                                                           .product(name: "NIOPosix", package: "swift-nio"),
+                                                           .product(name: "Logging", package: "swift-log"),
+                                                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]),
         .testTarget(name: "PairedAPITests", dependencies: ["HealthBridgeTesting", "PairedAPI", "PairedAPIClient", "HealthAPI", "HealthService", "HealthAccess", "HealthStore", "HealthHTTP",
                                                               "HealthModel", .product(name: "Logging", package: "swift-log"),
                                                               .product(name: "NIOTLS", package: "swift-nio"),

@@ -3,8 +3,10 @@
 
 Against a store filled by `healthbridge demo`, over stdio: initializes, lists the tools, calls every tool and
 checks every structured result against the tool's declared output schema (jsonschema), answers "how many steps did I
-walk each day last week, and how did I sleep?", walks a paginated result to the end, triggers errors, and times 200
-sequential tools/call round trips (best of up to three timings). Prints one line per check and `N passed, M failed`;
+walk each day last week, and how did I sleep?", walks a paginated result to the end, triggers errors, lists and gets
+the prompts, lists and reads the resources, subscribes to two and sees a `log_quantity` write within 1 s, and times 200
+sequential tools/call round trips (best of up to three timings). Then the prompts, resources and push again over
+streamable HTTP, against `healthbridge serve` with MCP on a free loopback port. Prints one line per check and `N passed, M failed`;
 exits non-zero on any failure or when the 200 calls take longer than the limit.
 
     python IntegrationTests/mcp_interop.py --binary .build/debug/healthbridge --home /tmp/hb
@@ -13,13 +15,21 @@ exits non-zero on any failure or when the 200 calls take longer than the limit.
 import argparse
 import asyncio
 import datetime as dt
+import json
 import re
+import subprocess
 import sys
+import socket
 import time
+import warnings
 
 import jsonschema
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+# resources/subscribe is the 2025 protocol's push, which this checks on purpose (2026-07-28 has subscriptions/listen).
+warnings.filterwarnings("ignore", message="resources/(un)?subscribe is removed")
 
 READ_TOOLS = {
     "list_types", "list_sources", "query_samples", "summarize", "sleep_nights", "list_workouts", "get_workout",
@@ -30,10 +40,12 @@ EXPECTED_TOOLS = READ_TOOLS | WRITE_TOOLS
 
 passed = 0
 failed = 0
+scope = ""  # prefixed to the checks' names: "" for stdio, "http: " for the run against `serve`
 
 
 def check(name, condition, detail=""):
     global passed, failed
+    name = scope + name
     if condition:
         passed += 1
         print(f"ok    {name}")
@@ -93,10 +105,125 @@ class Checker:
         return structured.get("error", {}).get("message", "")
 
 
+class Updates:
+    """The `notifications/resources/updated` the session receives, with when each arrived."""
+
+    def __init__(self):
+        self.received = []
+        self.event = asyncio.Event()
+
+    async def handler(self, message):
+        notification = getattr(message, "root", message)
+        if getattr(notification, "method", "") == "notifications/resources/updated":
+            self.received.append((str(notification.params.uri), time.perf_counter()))
+            self.event.set()
+
+    async def wait_for(self, uri, since, timeout):
+        """Seconds from `since` until an update of `uri` arrived, or None when none arrives within `timeout`."""
+        deadline = since + timeout
+        while True:
+            for got, at in self.received:
+                if got == uri and at >= since:
+                    return at - since
+            remaining = deadline - time.perf_counter()
+            if remaining <= 0:
+                return None
+            self.event.clear()
+            try:
+                await asyncio.wait_for(self.event.wait(), remaining)
+            except asyncio.TimeoutError:
+                return None
+
+
+async def prompts_and_resources(session, init, binary, home, updates):
+    """Prompts, resources and push (2025 protocol): list and get, list and read, subscribe and see a write."""
+    capabilities = field(init, "capabilities")
+    check("capabilities: prompts, resources with subscribe", field(capabilities, "prompts") is not None
+          and field(field(capabilities, "resources"), "subscribe") is True, capabilities)
+    prompts = await session.list_prompts()
+    names = [prompt.name for prompt in prompts.prompts]
+    check("prompts/list has the five prompts", names == ["daily_check_in", "weekly_trends", "sleep_report",
+                                                         "training_load", "doctor_visit_summary"], names)
+    trends = await session.get_prompt("weekly_trends")
+    text = trends.messages[0].content.text if trends.messages else ""
+    check("prompts/get weekly_trends: one user message with the week's numbers",
+          len(trends.messages) == 1 and trends.messages[0].role == "user" and "steps total" in text, text[:300])
+    steps = await session.call_tool("summarize", {"type": "stepCount", "start": "7d"})
+    buckets = (field(steps, "structuredContent") or {}).get("buckets", [])
+    check("weekly_trends carries summarize's daily merged steps",
+          bool(buckets) and all(f"{round(b['sum']):,}" in text for b in buckets if b.get("sum") is not None), text[:400])
+    doctor = await session.get_prompt("doctor_visit_summary", {"days": "30"})
+    check("prompts/get doctor_visit_summary days=30", "the last 30 days" in doctor.messages[0].content.text)
+    try:
+        await session.get_prompt("doctor_visit_summary", {"days": "many"})
+        check("an invalid prompt argument is refused", False, "no error")
+    except Exception as error:  # McpError
+        check("an invalid prompt argument is refused (invalid params)",
+              getattr(getattr(error, "error", None), "code", None) == -32602 and "days must be" in str(error), error)
+
+    resources = await session.list_resources()
+    listed = {str(r.uri): r for r in resources.resources}
+    check("resources/list: types, sources, today", set(listed) == {"healthbridge://types", "healthbridge://sources",
+                                                                   "healthbridge://today"}, set(listed))
+    check("resources carry mimeType and size", all(field(r, "mimeType") == "application/json" and (r.size or 0) > 0
+                                                   for r in listed.values()))
+    templates = await session.list_resource_templates()
+    check("resources/templates/list: summary and latest",
+          sorted(field(t, "uriTemplate") for t in field(templates, "resourceTemplates"))
+          == ["healthbridge://latest/{type}", "healthbridge://summary/{type}"])
+    read = await session.read_resource("healthbridge://types")
+    body = read.contents[0].text
+    check("resources/read types: list_types' JSON, size as listed",
+          '"types"' in body and len(body.encode()) == listed["healthbridge://types"].size)
+    summary = json.loads((await session.read_resource("healthbridge://summary/stepCount")).contents[0].text)
+    check("resources/read summary/stepCount: 30 merged daily buckets",
+          summary.get("merged") is True and len(summary.get("buckets", [])) == 30)
+    try:
+        await session.read_resource("healthbridge://summary/stepz")
+        check("an unknown type is refused", False, "no error")
+    except Exception as error:
+        check("resources/read of an unknown type is a clear error",
+              getattr(getattr(error, "error", None), "code", None) == -32602 and "HEALTH_INVALID_TYPE" in str(error), error)
+
+    # Push: subscribe, write through log_quantity (the owner allows it), the update arrives within 1 s.
+    subprocess.run([binary, "grants", "mcp", "--allow-write", "bloodGlucose", "--home", home], check=True,
+                   stdout=subprocess.DEVNULL)
+    await session.subscribe_resource("healthbridge://latest/bloodGlucose")
+    await session.subscribe_resource("healthbridge://types")
+    started = time.perf_counter()
+    written = await session.call_tool("log_quantity", {"type": "bloodGlucose", "value": 5.4, "unit": "mmol/L"})
+    check("log_quantity bloodGlucose with the grant", not field(written, "isError"), text_of(written)[:200])
+    for uri in ("healthbridge://latest/bloodGlucose", "healthbridge://types"):
+        elapsed = await updates.wait_for(uri, started, 1.0)
+        check(f"notifications/resources/updated {uri} within 1 s",
+              elapsed is not None and elapsed <= 1.0, f"{elapsed}")
+        if elapsed is not None:
+            print(f"      push latency {uri}: {elapsed * 1000:.0f} ms (from before the call)")
+    latest = json.loads((await session.read_resource("healthbridge://latest/bloodGlucose")).contents[0].text)
+    check("the updated resource reads the new value", latest.get("found") is True, latest)
+    # A commit of another process on the same data directory (the CLI) is pushed too.
+    started = time.perf_counter()
+    subprocess.run([binary, "log", "bloodGlucose", "5.9", "--unit", "mmol/L", "--home", home], check=True,
+                   stdout=subprocess.DEVNULL)
+    committed = time.perf_counter()
+    elapsed = await updates.wait_for("healthbridge://latest/bloodGlucose", committed, 1.0)
+    if elapsed is None:  # the update may have come before the CLI process exited
+        elapsed = await updates.wait_for("healthbridge://latest/bloodGlucose", started, 0.0)
+        elapsed = None if elapsed is None else 0.0
+    check("another process's write is pushed within 1 s of its commit", elapsed is not None, elapsed)
+    await session.unsubscribe_resource("healthbridge://latest/bloodGlucose")
+    await session.unsubscribe_resource("healthbridge://types")
+    before = len(updates.received)
+    await session.call_tool("log_quantity", {"type": "bloodGlucose", "value": 5.6, "unit": "mmol/L"})
+    await asyncio.sleep(0.5)
+    check("no update after unsubscribing", len(updates.received) == before, updates.received[before:])
+
+
 async def run(binary, home, limit):
     params = StdioServerParameters(command=binary, args=["mcp", "--home", home])
+    updates = Updates()
     async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write) as session:
+        async with ClientSession(read, write, message_handler=updates.handler) as session:
             init = await session.initialize()
             info = field(init, "serverInfo")
             check(f"initialize (protocol {field(init, 'protocolVersion')})", field(info, "name") == "healthbridge", info)
@@ -190,6 +317,7 @@ async def run(binary, home, limit):
             # The generic quantity log is under the same consent: the write grant is checked before the unit.
             await c.error("log_quantity", {"type": "bloodGlucose", "value": 7.8, "unit": "kg"}, "HEALTH_NOT_AUTHORIZED",
                           "glucose without a write grant is refused")
+            await prompts_and_resources(session, init, binary, home, updates)
             changes = await c.ok("get_changes", {"types": ["dietaryWater"], "limit": 5})
             check("get_changes answers an anchor", bool(changes) and changes["anchor"].isdigit())
             await c.ok("list_types", label="server alive after errors")
@@ -212,6 +340,47 @@ async def run(binary, home, limit):
             check(f"200 sequential tools/call within {limit} s", best <= limit, f"best {best:.2f} s")
 
 
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+async def run_http(binary, home):
+    """Prompts, resources and push over streamable HTTP: `serve` with MCP on a loopback port, the client's GET stream
+    carrying the updates."""
+    global scope
+    port = free_port()
+    server = subprocess.Popen([binary, "serve", "--home", home, "--mcp-port", str(port), "--no-api", "--no-console",
+                               "--no-advertise"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.perf_counter() + 30
+        while time.perf_counter() < deadline and server.poll() is None:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                await asyncio.sleep(0.1)
+        if not check("http: serve listens", server.poll() is None, server.poll()):
+            return
+        scope = "http: "
+        updates = Updates()
+        async with streamable_http_client(f"http://127.0.0.1:{port}/mcp") as streams:
+            read, write = streams[0], streams[1]
+            async with ClientSession(read, write, message_handler=updates.handler) as session:
+                init = await session.initialize()
+                check(f"initialize (protocol {field(init, 'protocolVersion')})",
+                      field(field(init, "serverInfo"), "name") == "healthbridge")
+                await prompts_and_resources(session, init, binary, home, updates)
+    finally:
+        scope = ""
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--binary", required=True, help="the healthbridge executable")
@@ -226,6 +395,11 @@ def main():
         global failed
         failed += 1
         print(f"FAIL  session: {type(error).__name__}: {error}")
+    try:
+        asyncio.run(run_http(args.binary, args.home))
+    except Exception as error:
+        failed += 1
+        print(f"FAIL  http session: {type(error).__name__}: {error}")
     print(f"{passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
 

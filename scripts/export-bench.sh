@@ -20,27 +20,11 @@ hb_need curl curl
 
 HB="$(SCRATCH="$SCRATCH" hb_release_binary)"
 
-WORK=$(mktemp -d /tmp/hb-export-bench.XXXXXX)
-SERVER_HOME="$WORK/server"
-CLIENT_HOME="$WORK/client"
-mkdir -p -m 700 "$SERVER_HOME" "$CLIENT_HOME"
-SERVER_PID=
-cleanup() {
-  if [ -n "$SERVER_PID" ]; then kill -INT "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
+hb_server_workspace hb-export-bench
 
 echo "== serve --demo on loopback (rate limit off, no advertisement)" >&2
-"$HB" serve --home "$SERVER_HOME" --demo --port "$MCP_PORT" --bind 127.0.0.1 \
-  --api-port "$API_PORT" --api-bind 127.0.0.1 --rate-limit 0 --no-advertise >"$WORK/serve.log" 2>&1 &
-SERVER_PID=$!
-for _ in $(seq 1 600); do
-  [ -f "$SERVER_HOME/export-server.json" ] && break
-  kill -0 "$SERVER_PID" 2>/dev/null || { cat "$WORK/serve.log" >&2; exit 1; }
-  sleep 0.1
-done
-[ -f "$SERVER_HOME/export-server.json" ] || { echo "the server did not start" >&2; cat "$WORK/serve.log" >&2; exit 1; }
+hb_start_server --demo --port "$MCP_PORT" --bind 127.0.0.1 \
+  --api-port "$API_PORT" --api-bind 127.0.0.1 --rate-limit 0 --no-advertise
 
 "$HB" sharing types --home "$SERVER_HOME" --enable heartRate,stepCount >/dev/null
 "$HB" pair --home "$CLIENT_HOME" --qr "$("$HB" pair-code --home "$SERVER_HOME" --json)" --name bench >/dev/null

@@ -91,3 +91,34 @@ hb_benchmark() {
   swift build -c release --package-path Benchmarks --scratch-path "$scratch" --product "$1" >&2
   readlink -f "$scratch/release/$1"
 }
+
+# A work directory with a server home and a client home (0700), removed on exit after stopping $SERVER_PID.
+# Sets WORK, SERVER_HOME, CLIENT_HOME and SERVER_PID (empty until hb_start_server). $1 names the directory.
+hb_server_workspace() {
+  WORK=$(mktemp -d "/tmp/$1.XXXXXX")
+  SERVER_HOME="$WORK/server"
+  CLIENT_HOME="$WORK/client"
+  mkdir -p -m 700 "$SERVER_HOME" "$CLIENT_HOME"
+  SERVER_PID=
+  trap hb_server_cleanup EXIT
+}
+
+hb_server_cleanup() {
+  if [ -n "$SERVER_PID" ]; then kill -INT "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
+  rm -rf "$WORK"
+}
+
+# Starts `$HB serve --home $SERVER_HOME "$@"` in the background (log in $WORK/serve.log) and waits until its paired
+# API identity exists; exits with the log when the server dies or does not start in 60 s.
+hb_start_server() {
+  "$HB" serve --home "$SERVER_HOME" "$@" >"$WORK/serve.log" 2>&1 &
+  SERVER_PID=$!
+  for _ in $(seq 1 600); do
+    [ -f "$SERVER_HOME/export-server.json" ] && return 0
+    kill -0 "$SERVER_PID" 2>/dev/null || { cat "$WORK/serve.log" >&2; exit 1; }
+    sleep 0.1
+  done
+  echo "the server did not start" >&2
+  cat "$WORK/serve.log" >&2
+  exit 1
+}

@@ -24,25 +24,10 @@ WRITEBENCH="$(hb_benchmark WriteBench)"
 echo "## HealthService (WriteBench)"
 "$WRITEBENCH" --writes "${WRITES:-10000}" --polls 200
 
-WORK=$(mktemp -d /tmp/hb-write-bench.XXXXXX)
-SERVER_HOME="$WORK/server"
-CLIENT_HOME="$WORK/client"
-mkdir -p -m 700 "$SERVER_HOME" "$CLIENT_HOME"
-SERVER_PID=
-cleanup() {
-  if [ -n "$SERVER_PID" ]; then kill -INT "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
+hb_server_workspace hb-write-bench
 
-"$HB" serve --home "$SERVER_HOME" --mcp-port "$MCP_PORT" --mcp-bind 127.0.0.1 \
-  --api-port "$API_PORT" --api-bind 127.0.0.1 --rate-limit 0 --no-advertise >"$WORK/serve.log" 2>&1 &
-SERVER_PID=$!
-for _ in $(seq 1 600); do
-  [ -f "$SERVER_HOME/export-server.json" ] && break
-  kill -0 "$SERVER_PID" 2>/dev/null || { cat "$WORK/serve.log" >&2; exit 1; }
-  sleep 0.1
-done
+hb_start_server --mcp-port "$MCP_PORT" --mcp-bind 127.0.0.1 \
+  --api-port "$API_PORT" --api-bind 127.0.0.1 --rate-limit 0 --no-advertise
 "$HB" pair --home "$CLIENT_HOME" --qr "$("$HB" pair-code --home "$SERVER_HOME" --json)" --name bench >/dev/null
 TOKEN=$(sed -n 's/.*"token" : "\([^"]*\)".*/\1/p' "$CLIENT_HOME/client/paired-server.json")
 CLIENT_ID=$(sed -n 's/.*"clientId" : "\([^"]*\)".*/\1/p' "$CLIENT_HOME/client/paired-server.json")

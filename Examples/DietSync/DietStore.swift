@@ -20,7 +20,7 @@ struct DietStore {
         }
     }
 
-    func insertMeal(_ meal: FoodLogRecord, in db: Database) throws {
+    func insertMeal(_ meal: HealthBridgeMeal, in db: Database) throws {
         try db.execute(sql: "INSERT INTO meal (id, name, calories, protein, carbs, fat, logged_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
                        arguments: [meal.id, meal.name ?? "Meal", meal.calories, meal.protein, meal.carbs, meal.fat,
                                    meal.loggedAt.timeIntervalSince1970])

@@ -114,7 +114,7 @@ struct Meal: AsyncParsableCommand {
 
     func run() async throws {
         let (store, _, engine) = try app.open()
-        let meal = FoodLogRecord(id: id ?? "meal-" + UUID().uuidString.prefix(8).lowercased(), name: name,
+        let meal = HealthBridgeMeal(id: id ?? "meal-" + UUID().uuidString.prefix(8).lowercased(), name: name,
                                  calories: calories, protein: protein, carbs: carbs, fat: fat, fiber: fiber,
                                  loggedAt: Date().addingTimeInterval(-1))
         try await store.db.write { db in

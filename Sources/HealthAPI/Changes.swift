@@ -63,7 +63,29 @@ public struct ChangesResult: Codable, Sendable, Hashable {
     enum CodingKeys: String, CodingKey { case added, deleted, anchor, hasMore = "has_more" }
 }
 
+/// The change feed's anchor now (HealthKit's anchor "now"): where an observer that wants only what happens from here
+/// on starts, without downloading the history. Pass it as ``ChangesRequest/anchor``.
+///
+/// ```swift
+/// let now = try await service.changesAnchor()                       // {"anchor": "1234"}
+/// let later = try await service.changes(ChangesRequest(types: ["bodyMass"], anchor: now.anchor))
+/// ```
+public struct ChangesAnchor: Codable, Sendable, Hashable {
+    /// The anchor of the last commit; `changes` from it answers only what is committed afterwards.
+    public var anchor: String
+
+    public init(anchor: String) {
+        self.anchor = anchor
+    }
+}
+
 // MARK: - Schemas
+
+extension ChangesAnchor: SchemaDescribed {
+    public static let jsonSchema = JSONSchema.object([
+        "anchor": .string("The anchor of the last commit: pass it to changes to get only what is committed afterwards."),
+    ], required: ["anchor"])
+}
 
 extension ChangesRequest: SchemaDescribed {
     public static let jsonSchema = JSONSchema.object([

@@ -3,7 +3,7 @@ import HealthModel
 
 // The diet app's and agents' logs: a meal, a workout.
 
-/// A meal, as the diet app logs it (`FoodLogRecord`): one sample per nutrient given and a food correlation linking
+/// A meal, as the diet app logs it (`HealthBridgeMeal`): one sample per nutrient given and a food correlation linking
 /// them, written together.
 ///
 /// ```swift

@@ -25,16 +25,33 @@ public struct SamplesRequest: Codable, Sendable, Hashable {
     /// `next_cursor` of the previous page: the other fields are then taken from it (but `limit`, which may still
     /// change the page size).
     public var cursor: String?
+    /// Only samples whose metadata has this key with one of ``metadataValues`` (HealthKit's
+    /// `HKQuery.predicateForObjects(withMetadataKey:allowedValues:)`): an app's own key (`DietAppLogId`) or a
+    /// HealthKit one. 1…128 bytes; given together with `metadataValues`.
+    public var metadataKey: String?
+    /// The values ``metadataKey`` may have: 1…100 values of at most 4,096 bytes each.
+    public var metadataValues: [String]?
 
     public init(type: String? = nil, start: String? = nil, end: String? = nil, limit: Int? = nil,
                 ascending: Bool? = nil, sources: [String]? = nil, timeZone: String? = nil, unit: String? = nil,
-                cursor: String? = nil) {
+                cursor: String? = nil, metadataKey: String? = nil, metadataValues: [String]? = nil) {
         self.type = type; self.start = start; self.end = end; self.limit = limit; self.ascending = ascending
         self.sources = sources; self.timeZone = timeZone; self.unit = unit; self.cursor = cursor
+        self.metadataKey = metadataKey; self.metadataValues = metadataValues
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case type, start, end, limit, ascending, sources, timeZone, unit, cursor
+        case metadataKey = "metadata_key", metadataValues = "metadata_values"
     }
 
     public static let maxLimit = 5_000
     public static let defaultLimit = 100
+    /// The longest metadata key a predicate names, in UTF-8 bytes (as writes allow).
+    public static let maxMetadataKeyBytes = 128
+    /// The most values a metadata predicate allows, and the longest of them in UTF-8 bytes.
+    public static let maxMetadataValues = 100
+    public static let maxMetadataValueBytes = 4_096
 }
 
 /// A page of samples.
@@ -96,6 +113,8 @@ extension SamplesRequest: SchemaDescribed {
         "timeZone": .string("IANA zone of the dates in the result; default the home zone."),
         "unit": .string("Quantities in this unit (kcal, lb, km, …) instead of the type's own."),
         "cursor": .string("next_cursor of the previous page."),
+        "metadata_key": .string("Only samples whose metadata has this key (1–128 bytes) with one of metadata_values (HealthKit's predicateForObjects(withMetadataKey:allowedValues:)). Given with metadata_values."),
+        "metadata_values": .array(.string(), "The values metadata_key may have: 1–100 values of at most 4,096 bytes. Given with metadata_key."),
     ])
 }
 

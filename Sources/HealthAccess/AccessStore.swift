@@ -365,7 +365,8 @@ public final class AccessStore: Sendable {
 
     static func settings(_ db: Database) throws -> [String: String] {
         var settings: [String: String] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT key, value FROM setting") { settings[row["key"]] = row["value"] }
+        // Cached: read on every request of the paired API (``snapshot(tokenHash:)``).
+        for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT key, value FROM setting")) { settings[row["key"]] = row["value"] }
         return settings
     }
 
@@ -427,7 +428,7 @@ public final class AccessStore: Sendable {
     public func snapshot(tokenHash: [UInt8]?) async throws -> RequestSnapshot {
         try await pool.read { db in
             var client: Client?
-            if let tokenHash, let row = try Row.fetchOne(db, sql: "SELECT * FROM client WHERE token_hash = ?",
+            if let tokenHash, let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM client WHERE token_hash = ?"),
                                                          arguments: [Data(tokenHash)]) {
                 client = Self.client(row)
             }
@@ -460,15 +461,21 @@ public final class AccessStore: Sendable {
                 try db.execute(sql: "INSERT INTO setting (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                                arguments: [Key.lastExport, String(lastExport.timeIntervalSince1970)])
             }
+            let every = Int64(Self.pruneInterval(keepAtMost: keepAtMost))
             if !events.isEmpty, let last = try Int64.fetchOne(db, sql: "SELECT max(id) FROM audit"),
-               last % Int64(Self.pruneEvery) < Int64(events.count), last > Int64(keepAtMost) {
+               last % every < Int64(events.count), last > Int64(keepAtMost) {
                 try Self.prune(db, keepAtMost: keepAtMost)
             }
         }
     }
 
-    /// How often (in inserted rows) ``append(_:lastSeen:lastExport:keepAtMost:)`` checks whether to prune.
+    /// How often (in inserted rows) ``append(_:lastSeen:lastExport:keepAtMost:)`` checks whether to prune, at least.
     static let pruneEvery = 1000
+
+    /// Inserted rows between two prunes: a prune walks up to `keepAtMost` index entries per kind, so it runs once per
+    /// tenth of that many rows — about ten entries walked per row inserted, however long the log, instead of a walk of
+    /// the whole log every thousand rows (which, on a full log, stalled the group commit for every thousand requests).
+    static func pruneInterval(keepAtMost: Int) -> Int { max(pruneEvery, keepAtMost / 10) }
 
     /// Keeps at most `keepAtMost` entries of each kind (`api.request`, `pair.success`, `pair.failure`, `data.read`):
     /// request noise, however much, never evicts a pairing or a data read. Each kind is one walk of the

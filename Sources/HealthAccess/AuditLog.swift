@@ -6,9 +6,13 @@ import Synchronization
 /// The export API's audit log in front of ``AccessStore``.
 ///
 /// - ``record(_:)`` queues an entry; ``commit()`` returns once every entry recorded before it is in the database
-///   (one WAL transaction, fsync'd: the state database runs with `synchronous = FULL`). The gatekeeper commits before a
-///   response leaves the process, so a request's entry is visible to `healthbridge audit` at once and survives a
-///   crash. Concurrent commits share one transaction (group commit).
+///   (one WAL transaction, fsync'd: the state database runs with `synchronous = FULL`). Concurrent commits share one
+///   transaction (group commit).
+/// - ``commit(since:)`` is the gatekeeper's: an answer whose request recorded more than its `api.request` line — a
+///   data read, a write, a pairing, an access request — waits until its entries are durable, so they are visible to
+///   `healthbridge audit` at once and survive a crash; an answer without data (`status`, a refusal) leaves at once
+///   and its `api.request` line goes with the next group write (``run()`` every `interval`, a data answer's commit,
+///   or ``flush()`` when the server stops).
 /// - Refusals that say nothing new — unauthenticated 401 and 429 answers, failed pairing attempts — are aggregated
 ///   per address, route, status and reason into one entry with a `count`, written when the aggregation window ends
 ///   (``run()``) or on ``flush()``: a burst of 2,000 bad tokens is a handful of rows, not 2,000.
@@ -19,6 +23,10 @@ public final class AuditLog: Sendable {
     let noiseWindow: Duration
     private let pending = Mutex<Pending>(Pending())
     private let writer = AuditWriter()
+    private let transactions = Atomic<Int>(0)
+
+    /// Transactions written so far (each one fsync): with group commit, far fewer than the entries (tests, logs).
+    public var transactionCount: Int { transactions.load(ordering: .relaxed) }
 
     struct NoiseKey: Hashable {
         var event: AuditEvent.Kind
@@ -36,6 +44,9 @@ public final class AuditLog: Sendable {
         var noise: [NoiseKey: (event: AuditEvent, opened: ContinuousClock.Instant)] = [:]
         /// Sequence number of the last entry recorded (noise excluded).
         var recorded: UInt64 = 0
+        /// Sequence number of the last entry recorded that must be durable before its answer leaves
+        /// (``mustPrecedeAnswer(_:)``).
+        var mustPrecede: UInt64 = 0
     }
 
     /// - Parameters:
@@ -58,6 +69,19 @@ public final class AuditLog: Sendable {
         }
     }
 
+    /// True for entries that must be on disk before their request's answer leaves: everything but the `api.request`
+    /// line every answer gets (a data read, a write or delete, a pairing, an access request, a consent change).
+    static func mustPrecedeAnswer(_ event: AuditEvent) -> Bool {
+        switch event.event {
+        case .apiRequest, .pairFailure: return false   // wrong codes are aggregated per window (``isNoise(_:)``)
+        case .pairSuccess, .dataRead, .dataWrite, .dataDelete, .accessRequest, .consentChange: return true
+        }
+    }
+
+    /// Entries waiting for a write beyond which every commit waits for one, whatever it recorded: memory stays
+    /// bounded, and a log that cannot be written withholds the answers (503) instead of growing.
+    static let maxPendingEntries = 8_192
+
     public func record(_ event: AuditEvent) {
         if Self.isNoise(event) {
             let key = NoiseKey(event: event.event, address: event.address, route: event.route, status: event.status,
@@ -77,10 +101,38 @@ public final class AuditLog: Sendable {
             }
             return
         }
+        let precedes = Self.mustPrecedeAnswer(event)
         pending.withLock { pending in
             pending.events.append(event)
             pending.recorded &+= 1
+            if precedes { pending.mustPrecede = pending.recorded }
         }
+    }
+
+    /// The sequence number of the last entry recorded: a request notes it when it starts, for ``commit(since:)``.
+    ///
+    /// ```swift
+    /// let mark = audit.mark
+    /// let response = try await next(request, context)   // handlers record their entries
+    /// audit.record(requestLine)
+    /// try await audit.commit(since: mark)
+    /// ```
+    public var mark: UInt64 { pending.withLock { $0.recorded } }
+
+    /// The gatekeeper's commit: when an entry that must precede its answer (``mustPrecedeAnswer(_:)``) was recorded
+    /// after `mark` — this request's, or a concurrent one's — returns once every entry recorded so far is durable
+    /// (group commit, as ``commit()``); otherwise returns at once and the entries go with the next group write.
+    /// Throws when a needed write fails: the caller must then not let the answer leave.
+    ///
+    /// - Returns: whether it waited for the entries to be durable.
+    @discardableResult
+    public func commit(since mark: UInt64) async throws -> Bool {
+        let (target, needed) = pending.withLock { pending in
+            (pending.recorded, pending.mustPrecede > mark || pending.events.count >= Self.maxPendingEntries)
+        }
+        guard needed else { return false }
+        try await writer.sync(upTo: target) { try await self.write(noiseOlderThan: nil, allNoise: false) }
+        return true
     }
 
     public func clientSeen(_ id: String, at date: Date) {
@@ -150,6 +202,7 @@ public final class AuditLog: Sendable {
         guard !events.isEmpty || !batch.lastSeen.isEmpty || batch.lastExport != nil else { return upTo }
         do {
             try await state.append(events, lastSeen: batch.lastSeen, lastExport: batch.lastExport)
+            transactions.add(1, ordering: .relaxed)
         } catch {
             pending.withLock { pending in
                 pending.events.insert(contentsOf: batch.events, at: 0)

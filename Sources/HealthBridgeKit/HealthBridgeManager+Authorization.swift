@@ -8,7 +8,7 @@ extension HealthBridgeManager {
     /// again. Returns at once (the owner decides later); ``authorizationStatus(for:)`` tells the outcome for writes.
     ///
     /// ```swift
-    /// try await manager.requestAuthorization(toShare: [.dietaryEnergyConsumed, .food], read: [.bodyMass])
+    /// try await manager.requestAuthorization(toShare: [.dietaryEnergyConsumed, .dietaryProtein], read: [.bodyMass])
     /// ```
     @discardableResult
     public func requestAuthorization(toShare write: Set<HealthDataType>, read: Set<HealthDataType>,

@@ -70,7 +70,7 @@ extension HealthBridgeManager {
     /// ```swift
     /// let names = try await manager.fetchTodayWorkouts().map(\.displayName)
     /// ```
-    public func fetchTodayWorkouts() async throws(HealthBridgeError) -> [WorkoutSummary] {
+    public func fetchTodayWorkouts() async throws(HealthBridgeError) -> [HealthBridgeWorkoutSummary] {
         let list = try await get("health/workouts", query: [("start", "today"), ("end", "now"), ("order", "desc")],
                                  as: WorkoutsResult.self)
         return list.workouts.compactMap { record in
@@ -78,7 +78,7 @@ extension HealthBridgeManager {
                 return nil
             }
             let activity = WorkoutActivityType.named(record.activityType) ?? WorkoutActivityType(rawValue: 3000, name: "other")
-            return WorkoutSummary(activityType: activity, duration: record.durationMinutes * 60,
+            return HealthBridgeWorkoutSummary(activityType: activity, duration: record.durationMinutes * 60,
                                   calories: record.energyKcal ?? 0, startDate: start, endDate: end)
         }
     }

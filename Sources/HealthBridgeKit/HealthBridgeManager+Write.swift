@@ -9,10 +9,10 @@ extension HealthBridgeManager {
     /// `id` makes it idempotent; a greater `version` replaces it.
     ///
     /// ```swift
-    /// try await manager.writeNutrition(from: FoodLogRecord(id: "meal-42", calories: 320, protein: 11, carbs: 54, fat: 6))
+    /// try await manager.writeNutrition(from: HealthBridgeMeal(id: "meal-42", calories: 320, protein: 11, carbs: 54, fat: 6))
     /// ```
     @discardableResult
-    public func writeNutrition(from foodLog: FoodLogRecord) async throws(HealthBridgeError) -> WriteResult {
+    public func writeNutrition(from foodLog: HealthBridgeMeal) async throws(HealthBridgeError) -> WriteResult {
         try await post("log/food", body: foodLog.body, as: WriteResult.self)
     }
 

@@ -34,6 +34,8 @@ public final class HealthBridgeManager: Sendable {
     private let paired: Mutex<PairedServer?>
     /// The observer tasks of ``setupObserverQueries()``.
     let observerTasks = Mutex<[Task<Void, Never>]>([])
+    /// The anchor per type up to which ``setupObserverQueries()`` has posted, kept beside the credentials.
+    let observerAnchors: Mutex<[String: String]>
 
     /// The default logger: silent (a library never prints unless the app hands it a logger).
     public static let silentLogger = Logger(label: "HealthBridgeKit", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -54,6 +56,7 @@ public final class HealthBridgeManager: Sendable {
         self.credentialsFile = credentialsFile
         self.timeout = timeout
         self.logger = logger
+        observerAnchors = Mutex(Self.loadObserverAnchors(credentialsFile))
         do {
             paired = Mutex(try Self.loadCredentials(credentialsFile))
         } catch {

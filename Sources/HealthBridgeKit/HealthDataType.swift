@@ -81,23 +81,36 @@ public enum HealthBridgePermissions {
         .bodyMass, .bodyFatPercentage, .leanBodyMass, .activeEnergyBurned, .basalEnergyBurned, .stepCount,
         .dietaryWater, .workout,
     ]
-    /// Types the diet app writes (`food` links a meal's nutrients).
+    /// Types the diet app writes. A meal (a food correlation) needs no type of its own: as in HealthKit, it is
+    /// authorized through the nutrient types it contains.
     public static let writeTypes: Set<HealthDataType> = [
         .dietaryEnergyConsumed, .dietaryProtein, .dietaryCarbohydrates, .dietaryFatTotal, .dietaryFiber, .dietarySugar,
-        .dietarySodium, .dietaryCholesterol, .dietaryFatSaturated, .dietaryWater, .bodyMass, .food,
+        .dietarySodium, .dietaryCholesterol, .dietaryFatSaturated, .dietaryWater, .bodyMass,
     ]
     /// The minimal set for onboarding.
     public static let onboardingReadTypes: Set<HealthDataType> = [.bodyMass, .activeEnergyBurned, .workout]
     public static let onboardingWriteTypes: Set<HealthDataType> = [
-        .dietaryEnergyConsumed, .dietaryProtein, .dietaryCarbohydrates, .dietaryFatTotal, .food,
+        .dietaryEnergyConsumed, .dietaryProtein, .dietaryCarbohydrates, .dietaryFatTotal,
     ]
-    /// What the owner sees next to each type (the app's usage descriptions, seed §7).
+    /// What the owner sees next to each type (the app's usage descriptions: the seed's §1 purposes), for every type
+    /// of the read and write sets.
     public static let reasons: [HealthDataType: String] = [
-        .bodyMass: "Track weight trends and keep weight in sync",
+        .bodyMass: "Track weight trends and write weight entries",
+        .bodyFatPercentage: "Body composition",
+        .leanBodyMass: "Muscle tracking",
         .activeEnergyBurned: "Adjust calorie goals to activity",
         .basalEnergyBurned: "TDEE calculation",
+        .stepCount: "Activity indicator",
         .workout: "Exercise adjustments",
-        .dietaryEnergyConsumed: "Log calories of meals",
         .dietaryWater: "Hydration sync",
+        .dietaryEnergyConsumed: "Log calories of meals",
+        .dietaryProtein: "Log protein",
+        .dietaryCarbohydrates: "Log carbs",
+        .dietaryFatTotal: "Log fat",
+        .dietaryFiber: "Log fiber",
+        .dietarySugar: "Log sugar",
+        .dietarySodium: "Log sodium",
+        .dietaryCholesterol: "Log cholesterol",
+        .dietaryFatSaturated: "Log saturated fat",
     ]
 }

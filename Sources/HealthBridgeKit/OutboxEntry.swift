@@ -33,7 +33,7 @@ public struct OutboxEntry: Sendable, Hashable, Identifiable {
 /// ```
 public enum OutboxOperation: Codable, Sendable, Hashable {
     /// A meal (its nutrients and the food correlation), idempotent by its log id and version.
-    case food(FoodLogRecord)
+    case food(HealthBridgeMeal)
     /// One measurement of any writable quantity type (water, a weight, a glucose reading…), in one of its entry units.
     case quantity(QuantityEntry)
     /// Deleting a meal by its log id (after the meal's write, in outbox order).
@@ -74,7 +74,7 @@ public enum OutboxOperation: Codable, Sendable, Hashable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         if container.contains(.food) {
             self = .food(try container.nestedContainer(keyedBy: FoodKeys.self, forKey: .food)
-                .decode(FoodLogRecord.self, forKey: ._0))
+                .decode(HealthBridgeMeal.self, forKey: ._0))
         } else if container.contains(.quantity) {
             self = .quantity(try container.decode(QuantityEntry.self, forKey: .quantity))
         } else if container.contains(.deleteFood) {

@@ -18,7 +18,7 @@ import Synchronization
 /// let db = try DatabaseQueue(path: "diet.sqlite")
 /// let engine = try SyncEngine(manager: manager, database: db)
 /// let task = Task { await engine.run() }            // retries in the background
-/// try await engine.logFood(FoodLogRecord(id: "meal-1", calories: 500, protein: 20, carbs: 60, fat: 15))
+/// try await engine.logFood(HealthBridgeMeal(id: "meal-1", calories: 500, protein: 20, carbs: 60, fat: 15))
 /// try await engine.logWater(250)
 /// ```
 public final class SyncEngine: Sendable {
@@ -77,7 +77,7 @@ public final class SyncEngine: Sendable {
     /// if entry.status == .pending { print("saved; will sync when HealthBridge is reachable") }
     /// ```
     @discardableResult
-    public func logFood(_ meal: FoodLogRecord) async throws -> OutboxEntry {
+    public func logFood(_ meal: HealthBridgeMeal) async throws -> OutboxEntry {
         try await submit(.food(meal), syncId: Self.foodSyncId(meal))
     }
 
@@ -132,7 +132,7 @@ public final class SyncEngine: Sendable {
     /// ```swift
     /// let entry = try engine.entry(syncId: SyncEngine.foodSyncId(meal))
     /// ```
-    public static func foodSyncId(_ meal: FoodLogRecord) -> String { "food-\(meal.id)-v\(meal.version)" }
+    public static func foodSyncId(_ meal: HealthBridgeMeal) -> String { "food-\(meal.id)-v\(meal.version)" }
 
     func submit(_ operation: OutboxOperation, syncId: String) async throws -> OutboxEntry {
         try await database.write { db in

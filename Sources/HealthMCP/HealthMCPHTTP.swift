@@ -7,13 +7,16 @@ import HummingbirdCore
 import Logging
 import MCP
 import NIOCore
+import ServiceLifecycle
 
 /// MCP's streamable HTTP transport at one path of a Hummingbird router.
 ///
 /// - `POST` carries JSON-RPC messages and answers with a JSON body (`application/json`). An `initialize` request
 ///   without a session opens one: the answer carries an `Mcp-Session-Id` header that every later request must send
 ///   (400 without it, 404 for an unknown or expired one).
-/// - `GET` answers 405: the server sends no messages of its own, so it offers no SSE stream.
+/// - `GET` with the session header and `Accept: text/event-stream` opens the session's event stream (SSE), which
+///   carries `notifications/resources/updated` for the resources the session subscribed to (406 without that
+///   `Accept`; one stream per session, a new GET ends the previous one).
 /// - `DELETE` with the session header ends the session.
 /// - With a bearer token configured, every request needs `Authorization: Bearer <token>` (401 otherwise). On
 ///   loopback, the `Host` (HTTP/1.1 `Host`, which Hummingbird moves into the request's authority) and `Origin`
@@ -78,9 +81,19 @@ public enum HealthMCPHTTP {
             var responseHeaders = answer.headers
             if let sessionID { responseHeaders[HTTPHeaderName.sessionID] = sessionID }
             switch answer {
-            case .stream:
-                return Response(status: .init(code: 500), headers: headers(["Content-Type": "application/json"]),
-                                body: body(jsonRPCError(-32603, "streaming responses are not supported")))
+            case .stream(let events, _):
+                return Response(status: .ok, headers: headers(responseHeaders), body: ResponseBody { writer in
+                    // The server's graceful shutdown closes the sessions, which ends their streams: an open GET
+                    // never holds the shutdown.
+                    try await withGracefulShutdownHandler {
+                        for try await event in events {
+                            try await writer.write(ByteBuffer(bytes: event))
+                        }
+                    } onGracefulShutdown: {
+                        Task { await sessions.closeAll() }
+                    }
+                    try await writer.finish(nil)
+                })
             default:
                 return Response(status: .init(code: answer.statusCode), headers: headers(responseHeaders),
                                 body: body(answer.bodyData ?? Data()))
@@ -155,6 +168,7 @@ public actor HealthMCPSessions {
     struct Session {
         let server: MCP.Server
         let transport: StatelessHTTPServerTransport
+        let events: SessionEventTransport
         var lastUsed: Date
     }
 
@@ -189,8 +203,20 @@ public actor HealthMCPSessions {
             }
             return await open(request)
         case "GET":
-            return (.error(statusCode: 405, .invalidRequest("Method Not Allowed: this server sends no messages of its own; POST JSON-RPC messages"),
-                           extraHeaders: [HTTPHeaderName.allow: "POST, DELETE"]), nil)
+            guard let sessionID else {
+                return (.error(statusCode: 400, .invalidRequest("Bad Request: missing Mcp-Session-Id header; the event stream belongs to a session")), nil)
+            }
+            guard var session = sessions[sessionID] else {
+                return (.error(statusCode: 404, .invalidRequest("Not Found: unknown or expired session")), nil)
+            }
+            guard (request.header(HTTPHeaderName.accept) ?? "").contains("text/event-stream") else {
+                return (.error(statusCode: 406, .invalidRequest("Not Acceptable: the event stream needs Accept: text/event-stream")), nil)
+            }
+            session.lastUsed = Date()
+            sessions[sessionID] = session
+            let events = await session.events.openEventStream()
+            return (.stream(events, headers: [HTTPHeaderName.contentType: "text/event-stream", HTTPHeaderName.cacheControl: "no-cache"]),
+                    sessionID)
         case "DELETE":
             guard let sessionID else {
                 return (.error(statusCode: 400, .invalidRequest("Bad Request: missing Mcp-Session-Id header")), nil)
@@ -216,14 +242,15 @@ public actor HealthMCPSessions {
         ]
         let transport = StatelessHTTPServerTransport(validationPipeline: StandardValidationPipeline(validators: validators),
                                                      logger: logger)
+        let events = SessionEventTransport(transport, logger: logger)
         let server = await HealthMCPServer.make(toolbox: toolbox)
         do {
-            try await server.start(transport: transport)
+            try await server.start(transport: events)
         } catch {
             return (.error(statusCode: 500, .internalError("could not start a session")), nil)
         }
         let sessionID = UUID().uuidString.lowercased()
-        sessions[sessionID] = Session(server: server, transport: transport, lastUsed: Date())
+        sessions[sessionID] = Session(server: server, transport: transport, events: events, lastUsed: Date())
         let response = await transport.handleRequest(request)
         if case .error = response {
             sessions.removeValue(forKey: sessionID)

@@ -4,7 +4,8 @@ import HealthService
 import Logging
 import MCP
 
-/// Builds the HealthBridge MCP server: the ``HealthToolbox`` behind `tools/list` and `tools/call`.
+/// Builds the HealthBridge MCP server: the ``HealthToolbox`` behind `tools/list` and `tools/call`, the prompts
+/// (``HealthPrompts``) and the resources with their subscriptions (``HealthResources``).
 ///
 /// ```swift
 /// let server = await HealthMCPServer.make(toolbox: HealthToolbox(service: service))
@@ -29,12 +30,15 @@ public enum HealthMCPServer {
         """
     }
 
-    /// A server with the health tools registered; start it with a transport.
+    /// A server with the health tools, prompts and resources registered; start it with a transport.
     public static func make(toolbox: HealthToolbox) async -> Server {
         let server = Server(
             name: name, version: version, title: title,
             instructions: instructions(timeZone: toolbox.service.homeTimeZone),
-            capabilities: Server.Capabilities(tools: Server.Capabilities.Tools(listChanged: false)))
+            capabilities: Server.Capabilities(
+                prompts: Server.Capabilities.Prompts(listChanged: false),
+                resources: Server.Capabilities.Resources(subscribe: true, listChanged: false),
+                tools: Server.Capabilities.Tools(listChanged: false)))
         let tools = toolbox.tools
         await server.withMethodHandler(ListTools.self) { _ in
             ListTools.Result(tools: tools)
@@ -42,6 +46,8 @@ public enum HealthMCPServer {
         await server.withMethodHandler(CallTool.self) { params in
             await toolbox.call(params.name, arguments: params.arguments)
         }
+        await registerPrompts(on: server, prompts: HealthPrompts(service: toolbox.service))
+        await registerResources(on: server, toolbox: toolbox)
         return server
     }
 

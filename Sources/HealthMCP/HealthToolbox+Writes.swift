@@ -146,15 +146,17 @@ extension HealthToolbox {
         name: "delete_entries", title: "Delete entries",
         description: """
             Deletes what this client wrote: every object of an entry by its log_id (a meal: its nutrients and its \
-            correlation), one object by uuid, or the object with a sync_id. Give exactly one. Deleting what is \
-            already gone deletes nothing.
+            correlation), one object by uuid, several by uuids (up to 1,000, in one transaction), or the object \
+            with a sync_id. Give exactly one. Deleting what is already gone deletes nothing.
             """,
-        arguments: ["log_id": Schema.string(), "uuid": Schema.string(), "sync_id": Schema.string()],
+        arguments: ["log_id": Schema.string(), "uuid": Schema.string(), "sync_id": Schema.string(),
+                    "uuids": Schema.array(Schema.string(), "Several objects by UUID, deleted in one transaction.")],
         effect: .init(readOnly: false, destructive: true, idempotent: true),
         output: DeleteResult.self
     ) { toolbox, arguments in
         let result = try await toolbox.service.delete(DeleteRequest(
-            uuid: try arguments.string("uuid"), logId: try arguments.string("log_id"), syncId: try arguments.string("sync_id")))
+            uuid: try arguments.string("uuid"), uuids: try arguments.strings("uuids"), logId: try arguments.string("log_id"),
+            syncId: try arguments.string("sync_id")))
         return ToolReply(structured: try structured(result), text: result.text)
     }
 

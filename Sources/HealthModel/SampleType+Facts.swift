@@ -175,3 +175,29 @@ extension SampleType {
         return result
     }
 }
+
+extension SampleType {
+    /// The member types of a correlation type, by short identifier: what HealthKit authorizes a correlation through
+    /// (an app never asks for `HKCorrelationTypeIdentifierFood`; it asks for the nutrients). Food: the dietary
+    /// nutrient types; blood pressure: systolic and diastolic. Empty for any other type.
+    ///
+    /// ```swift
+    /// try SampleTypeRegistry.resolve("bloodPressure").correlationMemberTypes
+    /// // ["bloodPressureSystolic", "bloodPressureDiastolic"]
+    /// try SampleTypeRegistry.resolve("food").correlationMemberTypes.contains("dietaryFiber")   // true
+    /// ```
+    public var correlationMemberTypes: [String] {
+        SampleTypeRegistry.correlationMembers(of: self).map(\.identifier)
+    }
+
+    /// The member types every entry of a correlation holds: blood pressure is always a systolic and a diastolic value;
+    /// a meal holds whichever nutrients it has (none is required). Empty for any other type.
+    ///
+    /// ```swift
+    /// try SampleTypeRegistry.resolve("bloodPressure").correlationRequiredMemberTypes.count   // 2
+    /// try SampleTypeRegistry.resolve("food").correlationRequiredMemberTypes                  // []
+    /// ```
+    public var correlationRequiredMemberTypes: [String] {
+        identifier == "bloodPressure" ? correlationMemberTypes : []
+    }
+}

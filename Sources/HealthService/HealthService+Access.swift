@@ -114,16 +114,20 @@ extension HealthService {
 
     /// Whether this service's principal may read `type`.
     public func mayRead(_ type: String) async throws -> Bool {
-        try await grants(for: principal).read.allows(SampleTypeRegistry.shortIdentifier(type))
+        try await grants(for: principal).read.permitsRead(SampleTypeRegistry.shortIdentifier(type))
     }
 
     /// Every type name `grant` allows to read, of the registry's and the store's types: what a query over "every
     /// type" is narrowed to for a principal that may not read everything.
     func readableTypes(_ grant: TypeGrant) async throws -> [String] {
-        guard grant.all else { return grant.types.sorted() }
+        guard grant.all else {
+            // The correlation types read through a granted member (a meal through its nutrients), not by their name.
+            let correlations = SampleTypeRegistry.types(of: .correlation).map(\.identifier).filter(grant.permitsRead)
+            return Set(grant.types.filter(grant.permitsRead)).union(correlations).sorted()
+        }
         var names = Set(SampleTypeRegistry.all.map(\.identifier)).union(Self.extraGrantTypes)
         names.formUnion(try await store.typeSummaries().map(\.type))
-        return names.filter(grant.allows).sorted()
+        return names.filter(grant.permitsRead).sorted()
     }
 
     /// Read consent for a use case: true when readable; false when the answer must look like no data; throws
@@ -132,7 +136,7 @@ extension HealthService {
     func authorizeRead(_ types: [String]) async throws -> Bool {
         try await requireSharingActive()
         let grants = try await grants(for: principal)
-        let denied = types.filter { !grants.read.allows($0) }
+        let denied = types.filter { !grants.read.permitsRead($0) }
         guard !denied.isEmpty else { return true }
         if principal.seesReadDenial {
             throw HealthError(.notAuthorized,
@@ -143,13 +147,19 @@ extension HealthService {
     }
 
     /// Write consent: `HEALTH_NOT_AUTHORIZED` naming the command the owner would run; `HEALTH_SHARING_PAUSED` for a
-    /// paired device or app while sharing is paused.
+    /// paired device or app while sharing is paused. A correlation type is authorized through its members, as
+    /// HealthKit does: every member type the registry lists for it (blood pressure: systolic and diastolic), the
+    /// refusal naming the first member not granted. A meal is checked on the nutrients it holds instead
+    /// (``logFood(_:)``), never on all of food's.
     func authorizeWrite(_ type: String) async throws {
         try await requireSharingActive()
-        guard try await grants(for: principal).write.allows(type) else {
+        let grant = try await grants(for: principal).write
+        let members = SampleTypeRegistry.registered(type)?.correlationMemberTypes ?? []
+        let needed = members.isEmpty ? [type] : members
+        if let denied = needed.first(where: { !grant.allows($0) }) {
             throw HealthError(.notAuthorized,
-                              "\(principal.id) may not write \(type); the owner can allow it",
-                              hint: .ownerAllowsWrite(principal: principal.id, type: type))
+                              "\(principal.id) may not write \(denied)\(members.isEmpty ? "" : " (a member of \(type))"); the owner can allow it",
+                              hint: .ownerAllowsWrite(principal: principal.id, type: denied))
         }
     }
 
@@ -182,5 +192,20 @@ extension HealthService {
             if let alias = extraGrantAliases[name] { return alias }
             return try SampleTypeRegistry.resolve(name).identifier
         }
+    }
+}
+
+extension TypeGrant {
+    /// Whether this read grant lets its holder read `type`. A correlation type is read through its members
+    /// (HealthKit's rule): it is readable when one of the member types the registry lists for it is, and its own
+    /// name in a grant gives nothing.
+    ///
+    /// ```swift
+    /// TypeGrant(types: ["dietaryProtein"]).permitsRead("food")   // true: a meal shows its readable nutrients
+    /// TypeGrant(types: ["food"]).permitsRead("food")             // false
+    /// ```
+    public func permitsRead(_ type: String) -> Bool {
+        let members = SampleTypeRegistry.registered(type)?.correlationMemberTypes ?? []
+        return members.isEmpty ? allows(type) : members.contains(where: allows)
     }
 }

@@ -18,7 +18,9 @@ extension HealthService {
     /// request files (HealthKit's rule). Types of this principal's decided requests are not asked again (whatever the
     /// answer was), nor writes already granted; when nothing is left to ask, no request is filed. Each paired client
     /// (``client``) has at most one pending request: a second one adds its types to it; another client of the same
-    /// app files its own, never touching this one's types or reasons.
+    /// app files its own, never touching this one's types or reasons. A correlation type (food, blood pressure) is
+    /// never asked for — HealthKit authorizes it through its member types — so it is dropped from what is filed (the
+    /// rest of the request stands) and only its status is answered.
     ///
     /// ```swift
     /// let app = service.acting(as: try Principal(parsing: "app:com.example.diet"))
@@ -35,12 +37,14 @@ extension HealthService {
         guard !read.isEmpty || !write.isEmpty else {
             throw HealthError(.invalidArgument, "name at least one type to read or to write")
         }
-        let reasons = try Self.requestReasons(input.reasons)
+        let reasons = try Self.requestReasons(input.reasons).filter { !Self.isCorrelationType($0.key) }
         let decided = try await decidedTypes(for: principal)
         let grants = try await grants(for: principal)
         // Reads: only "asked before" (approved or denied alike) drops a type, never whether it is granted.
-        let askRead = read.filter { !decided.read.contains($0) }
-        let askWrite = write.filter { !decided.write.contains($0) && !grants.write.allows($0) }
+        let askRead = read.filter { !Self.isCorrelationType($0) && !decided.read.contains($0) }
+        let askWrite = write.filter {
+            !Self.isCorrelationType($0) && !decided.write.contains($0) && !grants.write.allows($0)
+        }
         var filed: AccessRequest?
         if !askRead.isEmpty || !askWrite.isEmpty {
             filed = try await fileRequest(read: askRead, write: askWrite, reasons: reasons)
@@ -50,10 +54,14 @@ extension HealthService {
     }
 
     /// Whether this service's principal may write each type: HealthKit's `authorizationStatus(for:)`.
-    /// `notDetermined` until the owner decides; reads are never reported (denial looks like no data).
+    /// `notDetermined` until the owner decides; reads are never reported (denial looks like no data). A correlation
+    /// type is answered through its members: `sharingAuthorized` when an entry can be written — every member each entry
+    /// holds (blood pressure: both) and at least one member (a meal with that nutrient) may be written; each write is
+    /// still checked member by member — else `sharingDenied` when a member was decided, else `notDetermined`.
     ///
     /// ```swift
     /// try await app.authorizationStatus(types: ["dietaryWater"]).write["dietaryWater"]   // .sharingAuthorized
+    /// try await app.authorizationStatus(types: ["bloodPressure"]).write["bloodPressure"]  // systolic and diastolic
     /// ```
     public func authorizationStatus(types: [String]) async throws -> AuthorizationStatusResult {
         let names = try Self.requestTypes(types)
@@ -61,9 +69,19 @@ extension HealthService {
         let decided = try await decidedTypes(for: principal)
         var write: [String: AuthorizationStatus] = [:]
         for name in names {
-            if grants.write.allows(name) {
+            let type = SampleTypeRegistry.registered(name)
+            let members = type?.correlationMemberTypes ?? []
+            let required = type?.correlationRequiredMemberTypes ?? []
+            let missing = (members.isEmpty ? [name] : members).filter { !grants.write.allows($0) }
+            // A correlation: an entry can be written when every member each entry holds may be (blood pressure: both)
+            // and at least one member may be (a meal with that nutrient); every write is still checked member by
+            // member. Food's members are every dietary type, so "all of them" would never hold.
+            let writable = members.isEmpty
+                ? missing.isEmpty
+                : missing.count < members.count && required.allSatisfy { grants.write.allows($0) }
+            if writable {
                 write[name] = .sharingAuthorized
-            } else if decided.write.contains(name) || principal.kind == .owner {
+            } else if missing.contains(where: decided.write.contains) || principal.kind == .owner {
                 write[name] = .sharingDenied
             } else {
                 write[name] = .notDetermined
@@ -232,6 +250,11 @@ extension HealthService {
             result[type] = text
         }
         return result
+    }
+
+    /// Whether `name` is a correlation type (food, blood pressure): authorized through its members, never asked for.
+    static func isCorrelationType(_ name: String) -> Bool {
+        SampleTypeRegistry.registered(name)?.kind == .correlation
     }
 
     static func union(_ a: [String], _ b: [String]) -> [String] {

@@ -14,7 +14,7 @@ extension HealthService {
     /// device is told it may read).
     public func types(includingGranted: Bool = false) async throws -> TypesResult {
         let grants = try await grants(for: principal)
-        var summaries = try await store.typeSummaries().filter { grants.read.allows($0.type) }
+        var summaries = try await store.typeSummaries().filter { grants.read.permitsRead($0.type) }   // food via its nutrients
         if includingGranted, !grants.read.all {
             let present = Set(summaries.map(\.type))
             for name in grants.read.types.sorted() where !present.contains(name) {
@@ -35,6 +35,27 @@ extension HealthService {
                               statistics: Self.statisticNames(for: type))
         }
         return TypesResult(timeZone: homeTimeZone.identifier, now: iso(clock()), count: records.count, types: records)
+    }
+
+    /// The identifiers ``types(includingGranted:)`` lists, without counts or spans: the present types this principal
+    /// may read (``HealthStore/presentTypes()``, an index probe per type) and, with `includingGranted`, the types
+    /// granted by name without data yet. Its cost does not grow with the store: the paired API's `status` asks it on
+    /// every request.
+    ///
+    /// ```swift
+    /// let shared = try await session.service.typeNames(includingGranted: true)   // ["heartRate", "stepCount"]
+    /// ```
+    public func typeNames(includingGranted: Bool = false) async throws -> [String] {
+        let grants = try await grants(for: principal)
+        var names = Set(try await store.presentTypes().filter { grants.read.permitsRead($0) })
+        if includingGranted, !grants.read.all {
+            for name in grants.read.types where !names.contains(name) {
+                guard let type = SampleTypeRegistry.registered(name) else { continue }
+                names.insert(type.identifier)
+            }
+        }
+        return Set(names.map { SampleTypeRegistry.registered($0)?.identifier ?? SampleTypeRegistry.unregistered($0)?.identifier ?? $0 })
+            .sorted()
     }
 
     /// Every source with its sample count; with a type, that type's sources in the order its statistics merge by.

@@ -21,7 +21,7 @@ extension HealthService {
         let task = Task {
             for await change in source {
                 guard let grant = try? await service.grants(for: service.principal).read else { continue }
-                let readable = change.types.filter(grant.allows)
+                let readable = change.types.filter(grant.permitsRead)
                 if !readable.isEmpty { continuation.yield(ChangeNotification(types: readable, anchor: change.anchor)) }
             }
             continuation.finish()
@@ -71,7 +71,7 @@ extension HealthService {
     /// ```
     public func readableChanges(since anchor: Int64?, types: [String], limit: Int) async throws -> ChangeSet {
         let grant = try await grants(for: principal).read
-        let readable = types.filter(grant.allows)
+        let readable = types.filter(grant.permitsRead)
         guard !readable.isEmpty else {
             return ChangeSet(added: [], addedWorkouts: [], deleted: [], anchor: try await store.currentAnchor(),
                              hasMore: false)

@@ -33,7 +33,7 @@ extension HealthService {
         // not read.
         let readable: [String]?
         if let types {
-            readable = types.filter(grants.allows)
+            readable = types.filter(grants.permitsRead)
         } else if grants.all && grants.except.isEmpty {
             readable = nil
         } else {
@@ -62,6 +62,19 @@ extension HealthService {
         return result
     }
 
+    /// The change feed's anchor now, in O(1) whatever the store holds (the store's last change number; no sample is
+    /// read): an observer starting from it gets only later changes, without downloading the history. A paired device
+    /// or app gets `HEALTH_SHARING_PAUSED` while sharing is paused, as for ``changes(_:)``.
+    ///
+    /// ```swift
+    /// let now = try await service.acting(as: app).changesAnchor()
+    /// let next = try await service.acting(as: app).changes(ChangesRequest(types: ["bodyMass"], anchor: now.anchor, wait: 30))
+    /// ```
+    public func changesAnchor() async throws -> ChangesAnchor {
+        try await requireSharingActive()
+        return ChangesAnchor(anchor: String(try await store.currentAnchor()))
+    }
+
     func changeSet(since anchor: Int64?, types: [String]?, limit: Int, grants: TypeGrant,
                    service: HealthService) async throws -> ChangesResult {
         if let types, types.isEmpty {
@@ -69,7 +82,7 @@ extension HealthService {
         }
         let set = try await store.changes(since: anchor, types: types, limit: limit)
         var added: [ChangesResult.ChangedObject] = []
-        for sample in set.added where grants.allows(sample.type) {
+        for sample in set.added where grants.permitsRead(sample.type) {
             guard let type = SampleTypeRegistry.registered(sample.type) ?? SampleTypeRegistry.unregistered(sample.type) else { continue }
             added.append(.init(type: sample.type, sample: try service.record(sample, type: type)))
         }
@@ -77,7 +90,8 @@ extension HealthService {
             let routes = grants.allows(Self.workoutRouteType)
             added += set.addedWorkouts.map { .init(type: "workout", workout: service.workoutRecord($0, routes: routes)) }
         }
-        let deleted = set.deleted.filter { grants.allows($0.type) }.map {
+        // A correlation's tombstone (a meal deleted) shows when one of its member types is readable.
+        let deleted = set.deleted.filter { grants.permitsRead($0.type) }.map {
             ChangesResult.DeletedObject(uuid: $0.uuid.uuidString, type: $0.type, syncId: $0.syncIdentifier,
                                         deletedAt: service.iso($0.deletedAt))
         }

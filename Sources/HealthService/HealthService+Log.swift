@@ -6,12 +6,21 @@ import HealthStore
 extension HealthService {
     /// Logs a meal: a sample per nutrient and an `HKCorrelationTypeIdentifierFood` correlation, in one transaction.
     /// The log id makes it idempotent; a greater `syncVersion` replaces the meal (nutrients and correlation).
+    /// Authorized as HealthKit authorizes a food correlation: through its members, a write grant on each nutrient the
+    /// meal contains (never a `food` grant); a nutrient without one is `HEALTH_NOT_AUTHORIZED` naming it.
+    ///
+    /// ```swift
+    /// try await service.acting(as: app).logFood(FoodLog(logId: "meal-42", name: "Porridge", calories: 320,
+    ///                                                   protein: 11, carbs: 54, fat: 6, fiber: 8))
+    /// // needs write grants on dietaryEnergyConsumed, dietaryProtein, dietaryCarbohydrates, dietaryFatTotal, dietaryFiber
+    /// ```
     public func logFood(_ log: FoodLog) async throws -> WriteResult {
         try Self.checkIdentifier(log.logId, name: "log id")
         guard !log.logId.isEmpty else { throw HealthError(.invalidArgument, "log id is required") }
         let name = log.name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard (1...200).contains(name.count) else { throw HealthError(.invalidArgument, "name must be 1 to 200 characters") }
-        try await authorizeWrite("food")
+        // The correlation's members, each checked before anything is prepared (``prepare`` checks them again).
+        for nutrient in log.nutrients { try await authorizeWrite(nutrient.type) }
         var metadata = [MetadataKey.foodType: name]
         if let meal = DateRange.nonEmpty(log.meal) { metadata["HealthBridgeMeal"] = meal }
         let version = log.syncVersion ?? 1

@@ -15,14 +15,22 @@ extension HealthService {
         var timeZone: String
         var unit: String?
         var position: String
+        /// The metadata predicate (``SamplesRequest/metadataKey``); absent in cursors issued before it existed.
+        var metadataKey: String?
+        var metadataValues: [String]?
     }
 
     /// Raw samples of a type, newest first unless `ascending`, paged with a cursor. A type this principal may not
-    /// read gives an empty page.
+    /// read gives a page of only what this principal wrote itself (HealthKit's rule; usually empty).
+    /// `metadataKey` with `metadataValues` keeps only the samples whose metadata has that
+    /// key with one of those values (HealthKit's `predicateForObjects(withMetadataKey:allowedValues:)`); the cursor
+    /// keeps the predicate.
     ///
     /// ```swift
     /// var page = try await service.samples(SamplesRequest(type: "stepCount", start: "2024-05-01", end: "2024-05-02"))
     /// while let next = page.nextCursor { page = try await service.samples(SamplesRequest(cursor: next)) }
+    /// let meal = try await service.samples(SamplesRequest(type: "dietaryProtein", metadataKey: "DietAppLogId",
+    ///                                                     metadataValues: ["meal-42"]))
     /// ```
     public func samples(_ request: SamplesRequest) async throws -> SamplesResult {
         var state: SamplesState
@@ -32,11 +40,17 @@ extension HealthService {
             guard (1...SamplesRequest.maxLimit).contains(state.limit), state.end >= state.start else {
                 throw ServiceCursor.invalid("samples")
             }
+            do {
+                _ = try Self.metadataPredicate(key: state.metadataKey, values: state.metadataValues)
+            } catch {
+                throw ServiceCursor.invalid("samples")
+            }
             position = state.position
             if let limit = request.limit {
                 state.limit = try Self.limit(limit, default: state.limit, range: 1...SamplesRequest.maxLimit)
             }
         } else {
+            let predicate = try Self.metadataPredicate(key: request.metadataKey, values: request.metadataValues)
             let zoned = try self.zoned(request.timeZone)
             let range = try zoned.range(start: request.start, end: request.end, defaultStart: "7d")
             state = SamplesState(type: request.type ?? "", start: range.start, end: range.end,
@@ -44,7 +58,7 @@ extension HealthService {
                                                        range: 1...SamplesRequest.maxLimit),
                                  ascending: request.ascending ?? false, sources: Self.list(request.sources),
                                  timeZone: zoned.homeTimeZone.identifier, unit: DateRange.nonEmpty(request.unit),
-                                 position: "")
+                                 position: "", metadataKey: predicate?.key, metadataValues: predicate?.values)
         }
         let service = try zoned(state.timeZone)
         let type = try await resolveType(state.type)
@@ -56,10 +70,13 @@ extension HealthService {
                                    timeZone: state.timeZone,
                                    start: service.iso(state.start), end: service.iso(state.end),
                                    order: state.ascending ? "asc" : "desc", count: 0, samples: [], hasMore: false)
-        guard try await authorizeRead([type.identifier]) else { return result }
+        // HealthKit's rule: without a read grant a principal still reads what it wrote itself (an app finds the
+        // samples it saved, to delete them) and nothing else — which tells it nothing it does not know.
+        let sources = try await authorizeRead([type.identifier]) ? state.sources : [principal.source.key]
         let page = try await engine.samples(SampleQuery(
             type: type.identifier, start: state.start, end: state.end, matching: .strictStartDate,
-            sources: state.sources, limit: state.limit, ascending: state.ascending, cursor: position))
+            sources: sources, metadataKey: state.metadataKey, metadataValues: state.metadataValues ?? [],
+            limit: state.limit, ascending: state.ascending, cursor: position))
         result.samples = try page.samples.map { try service.record($0, type: type, unit: unit) }
         result.count = result.samples.count
         if let next = page.nextCursor {
@@ -68,6 +85,33 @@ extension HealthService {
             result.nextCursor = ServiceCursor.encode(state, use: "samples")
         }
         return result
+    }
+
+    /// A metadata predicate as a request gives it: both or neither of key and values; the key 1…128 bytes without
+    /// `"`, `\\` or control characters; 1…100 values of at most 4,096 bytes. Nil when neither is given.
+    static func metadataPredicate(key: String?, values: [String]?) throws(HealthError) -> (key: String, values: [String])? {
+        switch (key, values) {
+        case (nil, nil):
+            return nil
+        case (nil, .some):
+            throw HealthError(.invalidArgument, "metadata_values needs metadata_key: the metadata key whose values to match")
+        case (.some, nil):
+            throw HealthError(.invalidArgument, "metadata_key needs metadata_values: 1 to \(SamplesRequest.maxMetadataValues) values the key may have")
+        case (let key?, let values?):
+            guard (1...SamplesRequest.maxMetadataKeyBytes).contains(key.utf8.count) else {
+                throw HealthError(.invalidArgument, "metadata_key must be 1 to \(SamplesRequest.maxMetadataKeyBytes) bytes")
+            }
+            guard !key.unicodeScalars.contains(where: { $0 == "\"" || $0 == "\\" || $0.properties.generalCategory == .control }) else {
+                throw HealthError(.invalidArgument, "metadata_key '\(key.prefix(64))' may not contain quotes, backslashes or control characters")
+            }
+            guard (1...SamplesRequest.maxMetadataValues).contains(values.count) else {
+                throw HealthError(.invalidArgument, "metadata_values must hold 1 to \(SamplesRequest.maxMetadataValues) values, got \(values.count)")
+            }
+            guard values.allSatisfy({ $0.utf8.count <= SamplesRequest.maxMetadataValueBytes }) else {
+                throw HealthError(.invalidArgument, "each of metadata_values is at most \(SamplesRequest.maxMetadataValueBytes) bytes")
+            }
+            return (key, values)
+        }
     }
 
     /// A stored sample as results show it: quantities in the type's canonical unit (`bpm` for heart rates) or in

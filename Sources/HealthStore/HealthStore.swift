@@ -24,6 +24,7 @@ import HealthModel
 /// | ``documents(kind:start:end:limit:)`` | `HKActivitySummaryQuery`, `HKDocumentQuery` |
 /// | ``scan(_:_:)`` | `HKSampleQuery` sorted by start, streamed: the engine computes what `HKStatisticsCollectionQuery` would (buckets, source-priority merge) itself, so a store only hands over rows |
 /// | ``typeSummaries()`` | per type, `HKSampleQuery` (limit 1, both sort orders) and `HKStatisticsQuery` (`.discreteAverage`/`.cumulativeSum` count) |
+/// | ``presentTypes()`` | per type, `HKSampleQuery` (limit 1) |
 /// | ``sources(type:)``, ``priority(type:counts:)`` | `HKSourceQuery`; the order is HealthBridge's (the Health app's Data Sources order is not public API) |
 /// | ``setPriority(type:sources:)``, ``resetPriority(type:)`` | none: kept with the settings |
 /// | ``currentAnchor()``, ``changes(since:types:limit:)`` | `HKAnchoredObjectQuery` (its `HKQueryAnchor` kept behind a local sequence number) |
@@ -86,6 +87,11 @@ public protocol HealthStore: Sendable {
     func scan(_ request: ScanRequest, _ body: (ScanRow) throws -> Void) async throws
     /// The types present in the store with counts, spans and units.
     func typeSummaries() async throws -> [TypeSummary]
+    /// The identifiers of the types present in the store (samples, correlations, workouts): the types of
+    /// ``typeSummaries()`` without counting them, at a cost that must not grow with the number of samples (one index
+    /// probe per known type). The paired API's `status` asks it on every request. HealthKit: per type, an
+    /// `HKSampleQuery` with limit 1.
+    func presentTypes() async throws -> Set<String>
     /// The sources of a type (all types when nil) with their priority ranks in force for that type.
     func sources(type: String?) async throws -> [SourceSummary]
 
@@ -144,6 +150,16 @@ public struct TransactionResult: Sendable, Hashable {
 }
 
 extension HealthStore {
+    /// The types of ``typeSummaries()``: a store whose summaries are not cheap (they count every sample) answers it
+    /// with a probe per type instead, as ``SQLiteHealthStore`` does.
+    ///
+    /// ```swift
+    /// let present = try await store.presentTypes()   // ["heartRate", "stepCount"]
+    /// ```
+    public func presentTypes() async throws -> Set<String> {
+        Set(try await typeSummaries().map(\.type))
+    }
+
     /// Does the parts one after the other: a store that cannot write them atomically (SQLite's can) documents it.
     @discardableResult
     public func commit(_ transaction: StoreTransaction) async throws -> TransactionResult {

@@ -293,6 +293,29 @@ extension SQLiteHealthStore {
         }
     }
 
+    /// One probe of the scan index (`samples_scan`, `correlations_type_start`) per interned type and one of
+    /// `workouts`: the cost grows with the number of types, never with the number of samples.
+    ///
+    /// ```swift
+    /// let present = try await store.presentTypes()   // ["heartRate", "stepCount", "workout"]
+    /// ```
+    public func presentTypes() async throws -> Set<String> {
+        try await read { db in
+            var present = Set(try String.fetchAll(db.cachedStatement(sql: Self.presentTypesSQL)))
+            if try Bool.fetchOne(db.cachedStatement(sql: Self.workoutsPresentSQL)) == true { present.insert("workout") }
+            return present
+        }
+    }
+
+    /// The interned types with at least one sample or correlation, each an index probe (`EXISTS` on the leading
+    /// `type_id` column): what ``presentTypes()`` runs, named for the test that reads its query plan.
+    static let presentTypesSQL = """
+        SELECT identifier FROM types AS t
+        WHERE EXISTS (SELECT 1 FROM samples WHERE type_id = t.id)
+           OR EXISTS (SELECT 1 FROM correlations WHERE type_id = t.id)
+        """
+    static let workoutsPresentSQL = "SELECT EXISTS (SELECT 1 FROM workouts)"
+
     public func workouts(_ query: WorkoutQuery) async throws -> [HealthWorkout] {
         try await read { db in
             var sql = "SELECT * FROM workouts WHERE 1"
@@ -400,7 +423,10 @@ extension SQLiteHealthStore {
     }
 
     public func setting(_ key: String) async throws -> String? {
-        try await read { db in try String.fetchOne(db, sql: "SELECT value FROM settings WHERE key = ?", arguments: [key]) }
+        // A cached statement: the grants are settings, read on every request of the paired API.
+        try await read { db in
+            try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM settings WHERE key = ?"), arguments: [key])
+        }
     }
 
     public func settings(prefix: String) async throws -> [String: String] {

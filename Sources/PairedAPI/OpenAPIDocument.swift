@@ -184,6 +184,23 @@ public enum OpenAPIDocument {
                  query("wait", "Seconds to wait for a change when there is none yet, 0–60.", ["type": "number"]),
                  query("limit", "Changes per answer.", ["type": "integer", "minimum": 1, "maximum": 5000]), zoneParameter],
                 "ChangesResult"),
+            "/api/v1/health/changes/anchor": useCase(
+                "changesAnchor", "The change feed's anchor now, whatever the store holds (HealthKit's anchor \"now\"): pass it as anchor to health/changes to get only later changes, without downloading the history.",
+                [], "ChangesAnchor"),
+            "/api/v1/health/samples/query": readBodyCase(
+                "querySamples", "Raw samples of one type, paged (HealthKit's HKSampleQuery): date range, sources, order, unit, and the metadata predicate metadata_key + metadata_values (predicateForObjects(withMetadataKey:allowedValues:)). A type an app may not read shows only what it wrote itself (HealthKit's rule); a paired device is told 403.",
+                "SamplesQuery", "SamplesResult"),
+            "/api/v1/health/delete": [
+                "post": ["operationId": "deleteObjects",
+                         "summary": "Delete what this client wrote, in one transaction: one object (uuid), several (uuids, 1–1,000; HealthKit's delete([HKObject])), every object of a log id, or the object with a sync id. Exactly one of them; unknown UUIDs are skipped. A meal is authorized through its nutrients.",
+                         "security": [["bearerAuth": []]],
+                         "requestBody": ["required": true, "content": content("DeleteRequest")],
+                         "responses": merged(commonErrors, [
+                             "200": response("Deleted (0 when nothing matched).", "DeleteResult"),
+                             "403": response("Not this client's to delete, or no write grant for a type.", "Error"),
+                             "423": response("Sharing is paused: status locked.", "Error"),
+                         ])],
+            ],
             "/api/v1/health/samples": writeCase("saveSamples", "Write quantity and category samples (a write grant per type).",
                                                 "SamplesRequest"),
             "/api/v1/log/food": writeCase("logFood", "Log a meal: a sample per nutrient and a food correlation.", "FoodLog"),
@@ -288,6 +305,17 @@ public enum OpenAPIDocument {
                         "parameters": .array(parameters), "responses": .object(responses)]]
     }
 
+    /// A read use case whose request is a JSON body (the contract's request type): POST, its result document, the
+    /// common errors, 403 for an unshared type (paired devices are told), 423 while sharing is paused.
+    static func readBodyCase(_ id: String, _ summary: String, _ body: String, _ result: String) -> JSONValue {
+        var responses = commonErrors
+        responses["200"] = response("The result.", result)
+        responses["403"] = response("The type is not shared with this device: status no_permission.", "Error")
+        responses["423"] = response("Sharing is paused: status locked.", "Error")
+        return ["post": ["operationId": .string(id), "summary": .string(summary), "security": [["bearerAuth": []]],
+                         "requestBody": ["required": true, "content": content(body)], "responses": .object(responses)]]
+    }
+
     /// A write: a JSON body, the write's result, 403 without a write grant for a type.
     static func writeCase(_ id: String, _ summary: String, _ body: String) -> JSONValue {
         var responses = commonErrors
@@ -303,7 +331,9 @@ public enum OpenAPIDocument {
     static var contractSchemas: [String: any SchemaDescribed.Type] { [
         "SampleInput": SampleInput.self, "FoodLog": FoodLog.self, "QuantityLog": QuantityLog.self,
         "WorkoutLog": WorkoutLog.self, "WriteResult": WriteResult.self, "DeleteResult": DeleteResult.self,
-        "ChangesResult": ChangesResult.self, "SummaryResult": SummaryResult.self, "CoverageResult": CoverageResult.self,
+        "DeleteRequest": DeleteRequest.self, "SamplesQuery": SamplesRequest.self, "SamplesResult": SamplesResult.self,
+        "ChangesAnchor": ChangesAnchor.self, "ChangesResult": ChangesResult.self, "SummaryResult": SummaryResult.self,
+        "CoverageResult": CoverageResult.self,
         "LatestResult": LatestResult.self, "SleepResult": SleepResult.self, "WorkoutsResult": WorkoutsResult.self,
         "WorkoutDetail": WorkoutDetail.self, "ActivityResult": ActivitySummariesResult.self,
         "SourcesResult": SourcesResult.self, "EnergyResult": EnergyResult.self, "TodayResult": TodayResult.self,

@@ -84,6 +84,14 @@ extension PairedAPIServer {
             _ = try APIParameters(request.uri, allowed: [])
             return try await self.answer(context) { service in try await service.today() }
         }
+        api.post("health/samples/query") { request, context in
+            let body = try await self.body(SamplesRequest.self, request)
+            return try await self.answer(context) { service in try await service.samples(body) }
+        }
+        api.get("health/changes/anchor") { request, context in
+            _ = try APIParameters(request.uri, allowed: [])
+            return try await self.answer(context) { service in try await service.changesAnchor() }
+        }
         api.get("health/energy") { request, context in
             let p = try APIParameters(request.uri, allowed: ["start", "end", "time_zone"])
             return try await self.answer(context) { service in
@@ -167,6 +175,16 @@ extension TodayResult: AuditedRead {
     var auditCount: Int {
         [steps, activeEnergyKcal, restingHeartRateBpm].compactMap { $0 }.count + (sleep == nil ? 0 : 1) + workouts.count
     }
+}
+
+extension SamplesResult: AuditedRead {
+    var auditTypes: [String] { [type] }
+    var auditCount: Int { samples.count }
+}
+
+extension ChangesAnchor: AuditedRead {
+    var auditTypes: [String] { [] }
+    var auditCount: Int { 0 }
 }
 
 extension EnergyResult: AuditedRead {

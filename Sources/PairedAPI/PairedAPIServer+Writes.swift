@@ -59,10 +59,11 @@ extension PairedAPIServer {
         }
         api.delete("log/:logId") { _, context in
             let logId = context.parameters.get("logId")
-            let result = try await self.deviceService(context).delete(DeleteRequest(logId: logId))
-            self.audit.record(AuditEvent(event: .dataDelete, requestId: context.requestId, client: context.client?.auditId,
-                                         address: context.remoteAddress, detail: .init(sampleCount: result.deleted)))
-            return Self.json(.ok, try JSONEncoder.wire.encode(result))
+            return try await self.deleteObjects(context, DeleteRequest(logId: logId))
+        }
+        api.post("health/delete") { request, context in
+            let body = try await self.body(DeleteRequest.self, request)
+            return try await self.deleteObjects(context, body)
         }
         api.get("health/changes") { request, context in
             let p = try APIParameters(request.uri, allowed: ["types", "anchor", "wait", "limit", "time_zone"])
@@ -77,6 +78,14 @@ extension PairedAPIServer {
                                                          limit: try p.int("limit"), timeZone: p.string("time_zone")))
             }
         }
+    }
+
+    /// Runs a delete as the request's paired client and audits how many objects went (never which values).
+    func deleteObjects(_ context: PairedAPIContext, _ request: DeleteRequest) async throws -> Response {
+        let result = try await deviceService(context).delete(request)
+        audit.record(AuditEvent(event: .dataDelete, requestId: context.requestId, client: context.client?.auditId,
+                                address: context.remoteAddress, detail: .init(sampleCount: result.deleted)))
+        return Self.json(.ok, try JSONEncoder.wire.encode(result))
     }
 
     func body<T: Decodable>(_ type: T.Type, _ request: Request) async throws -> T {

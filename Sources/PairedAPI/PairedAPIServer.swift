@@ -272,7 +272,8 @@ public struct PairedAPIServer: Sendable {
     func status(_ context: PairedAPIContext) async throws -> Response {
         let sharing = try context.sharing ?? state.sharing()
         let last = [sharing.lastExport, audit.pendingLastExport].compactMap { $0 }.max()
-        let shared = try await deviceService(context).types(includingGranted: true).types.map(\.type)
+        // The names alone (an index probe per type), never the counts: status costs the same whatever the store holds.
+        let shared = try await deviceService(context).typeNames(includingGranted: true)
         let answer = StatusResponse(serverVersion: Self.serverVersion, deviceName: sharing.deviceName ?? configuration.defaultDeviceName,
                                     sharing: sharing.state, enabledTypes: shared,
                                     lastExport: last.map { ISO8601.string($0) })

@@ -5,14 +5,17 @@ import HealthHTTP
 import Hummingbird
 
 /// The `api.request` audit entry of every answer (route, status, allowed or denied, the client and the reason the
-/// handlers and middlewares found), made durable with the entries of the request (its data read, its pairing) before
-/// the answer leaves: when the audit log cannot be written, the answer is withheld and replaced by a 503.
+/// handlers and middlewares found). An answer whose request recorded an entry that must precede it (its data read,
+/// its write, its pairing: ``AuditLog/commit(since:)``) leaves only once those entries and its own line are durable;
+/// when the audit log cannot be written, it is withheld and replaced by a 503. An answer without data (`status`, a
+/// refusal) leaves at once and its line goes with the next group write: one fsync per group, never one per request.
 struct RequestAudit: RouterMiddleware {
     typealias Context = PairedAPIContext
     let server: PairedAPIServer
 
     func handle(_ request: Request, context: PairedAPIContext,
                 next: (Request, PairedAPIContext) async throws -> Response) async throws -> Response {
+        let mark = server.audit.mark
         var response = try await next(request, context)
         let status = Int(response.status.code)
         let denied = [401, 403, 423, 429].contains(status)
@@ -24,7 +27,7 @@ struct RequestAudit: RouterMiddleware {
             decision: denied ? .denied : .allowed,
             detail: context.trace.detail))
         do {
-            try await server.audit.commit()
+            try await server.audit.commit(since: mark)
         } catch {
             server.logger.error("cannot write the audit log; withholding the answer", metadata: ["requestId": "\(context.requestId)"])
             response = APIError(.serviceUnavailable, .storeUnavailable,

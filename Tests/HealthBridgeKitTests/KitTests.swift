@@ -71,7 +71,7 @@ struct KitTests {
             #expect(try await manager.fetchTodayWorkouts().allSatisfy { !$0.displayName.isEmpty })
 
             // Writes, idempotent: the same meal twice is stored once.
-            let meal = FoodLogRecord(id: "meal-1", name: "Porridge", calories: 320, protein: 11, carbs: 54, fat: 6,
+            let meal = HealthBridgeMeal(id: "meal-1", name: "Porridge", calories: 320, protein: 11, carbs: 54, fat: 6,
                                      fiber: 4, loggedAt: Date().addingTimeInterval(-600))
             let first = try await manager.writeNutrition(from: meal)
             #expect(first.inserted == 6)   // five nutrients and the food correlation
@@ -157,7 +157,7 @@ struct KitTests {
             #expect(try await engine.logWater(250, date: Date().addingTimeInterval(-5)).status == .synced)
             // Queued while the server is down.
             await server.kill9()
-            let meal = FoodLogRecord(id: "meal-q", name: "Soup", calories: 200, protein: 5, carbs: 20, fat: 8,
+            let meal = HealthBridgeMeal(id: "meal-q", name: "Soup", calories: 200, protein: 5, carbs: 20, fat: 8,
                                      loggedAt: Date().addingTimeInterval(-30))
             let queued = try await engine.logFood(meal)
             #expect(queued.status == .pending)
@@ -175,7 +175,7 @@ struct KitTests {
             // Permanent failures keep a clear status and are not retried.
             let invalid = try await engine.logWeight(-1)
             #expect(invalid.status == .invalid && invalid.lastCode == HealthError.Code.invalidArgument.rawValue)
-            let denied = try await engine.logFood(FoodLogRecord(id: "meal-d", calories: 1, protein: 0, carbs: 0, fat: 0))
+            let denied = try await engine.logFood(HealthBridgeMeal(id: "meal-d", calories: 1, protein: 0, carbs: 0, fat: 0))
             #expect(denied.status == .synced)
             let revoke = try await Binaries.healthbridge(["grants", "app:org.example.test", "--deny", "dietaryWater"],
                                                          home: server.home)

@@ -44,7 +44,7 @@ import Testing
         let engine = try unpairedEngine(db)
         // As an app's SQLite file holds them from the per-type outbox: water, weight, a meal, a delete.
         let date = Date(timeIntervalSinceReferenceDate: 786_000_000)
-        let meal = FoodLogRecord(id: "meal-1", calories: 320, protein: 11, carbs: 54, fat: 6)
+        let meal = HealthBridgeMeal(id: "meal-1", calories: 320, protein: 11, carbs: 54, fat: 6)
         let mealJSON = String(decoding: try JSONEncoder().encode(meal), as: UTF8.self)
         let rows: [(String, String, String)] = [
             ("old-water", "water", #"{"water":{"milliliters":250,"date":786000000}}"#),

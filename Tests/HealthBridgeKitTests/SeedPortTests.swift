@@ -105,7 +105,7 @@ final class HealthBridgeSyncService: @unchecked Sendable {
 
     // MARK: - Write to HealthKit
 
-    func syncFoodLogToHealthKit(_ log: FoodLogRecord) async {
+    func syncFoodLogToHealthKit(_ log: HealthBridgeMeal) async {
         do {
             try await healthKit.writeNutrition(from: log)
         } catch {
@@ -197,7 +197,7 @@ extension KitTests {
             #expect(received.withLock { $0 } == (try await manager.fetchTodayActiveEnergy()))
 
             // Meals and weights to HealthBridge.
-            await service.syncFoodLogToHealthKit(FoodLogRecord(id: "seed-meal", calories: 555, protein: 30, carbs: 60, fat: 20,
+            await service.syncFoodLogToHealthKit(HealthBridgeMeal(id: "seed-meal", calories: 555, protein: 30, carbs: 60, fat: 20,
                                                                loggedAt: Date().addingTimeInterval(-120)))
             // The app writes meals but does not read them (HealthKit's rule): the owner sees the meal.
             let meals = try await Binaries.healthbridge(["query", "--type", "dietaryEnergyConsumed", "--from", "today", "--json"],

@@ -92,10 +92,10 @@ struct HTTPTests {
     }
 
     static func request(_ port: Int, method: String = "POST", body: [String: Any]? = nil, session: String? = nil,
-                        token: String? = HTTPTests.token) async throws -> Reply {
+                        token: String? = HTTPTests.token, accept: String = "application/json, text/event-stream") async throws -> Reply {
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/mcp")!)
         request.httpMethod = method
-        request.setValue("application/json, text/event-stream", forHTTPHeaderField: "Accept")
+        request.setValue(accept, forHTTPHeaderField: "Accept")
         if let body {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
             request.httpBody = try JSONSerialization.data(withJSONObject: body)
@@ -157,8 +157,10 @@ struct HTTPTests {
         #expect(try await Self.request(port, body: ["jsonrpc": "2.0", "id": 4, "method": "tools/list"]).status == 400)
         #expect(try await Self.request(port, body: ["jsonrpc": "2.0", "id": 5, "method": "tools/list"],
                                        session: "no-such-session").status == 404)
-        let stream = try await Self.request(port, method: "GET", session: session)
-        #expect(stream.status == 405)
+        // The event stream (SSE) needs a session and Accept: text/event-stream (ResourcePushHTTPTests reads one).
+        #expect(try await Self.request(port, method: "GET", session: session, accept: "application/json").status == 406)
+        #expect(try await Self.request(port, method: "GET").status == 400)
+        #expect(try await Self.request(port, method: "GET", session: "no-such-session").status == 404)
         #expect(try await Self.request(port, method: "DELETE", session: session).status == 200)
         #expect(try await Self.request(port, body: ["jsonrpc": "2.0", "id": 6, "method": "tools/list"],
                                        session: session).status == 404)

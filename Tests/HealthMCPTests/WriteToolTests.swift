@@ -27,11 +27,12 @@ struct WriteToolTests {
         let refused = try await call(toolbox, "log_food", meal)
         #expect(!refused.ok)
         #expect(refused.value["error"]?.objectValue?["code"]?.stringValue == "HEALTH_NOT_AUTHORIZED")
-        #expect(refused.value["error"]?.objectValue?["message"]?.stringValue?.contains("healthbridge grants mcp:default --allow-write food") == true)
+        #expect(refused.value["error"]?.objectValue?["message"]?.stringValue?.contains("healthbridge grants mcp:default --allow-write dietaryEnergyConsumed") == true,
+                "a meal is authorized through its nutrients, never a food grant")
         #expect(try await service.store.typeSummaries().isEmpty, "a refused write changes nothing")
 
         try await service.updateGrants(GrantsUpdate(principal: "mcp", allowWrite: [
-            "food", "dietaryEnergyConsumed", "dietaryProtein", "dietaryCarbohydrates", "dietaryFatTotal", "bodyMass", "workout"]))
+            "dietaryEnergyConsumed", "dietaryProtein", "dietaryCarbohydrates", "dietaryFatTotal", "bodyMass", "workout"]))
         let first = try await call(toolbox, "log_food", meal)
         #expect(first.ok)
         #expect(first.value["inserted"]?.intValue == 5)

@@ -109,6 +109,10 @@ struct ParityTests {
         #expect(page(mcp.value["samples"]?.arrayValue, date: "start") == reference)
         let api = try await https.get("/api/v1/health/data?types=heartRate&start=\(start.queryEncoded)&end=\(end)&limit=20")
         #expect(page(api.value["samples"]?.arrayValue, date: "dateISO") == reference)
+        let query = try await https.send("POST", "/api/v1/health/samples/query", body: [
+            "type": "heartRate", "start": .string(start), "end": .string(end), "limit": 20, "ascending": true])
+        #expect(query.status == 200 && page(query.value["samples"]?.arrayValue, date: "start") == reference,
+                "the paired sample query (HKSampleQuery)")
         let node = try await NodeInterface.invoke("health.query", ["type": "heartRate", "startISO": .string(start),
                                                                    "endISO": .string(end), "limit": 20, "ascending": true])
         #expect(page(node.value["samples"]?.arrayValue, date: "dateISO") == reference)

@@ -21,6 +21,7 @@ import Testing
 // | priority of a type    | ✓ `priority --type` (read)    | not offered (its order is `list_sources`' `priority_order`) | not offered (likewise `sources`' `priority_order`) | not offered |
 // | today                 | ✓ `today`                     | ✓ `health_today`      | ✓ `today`                       | not offered                   |
 // | changes since anchor  | ✓ `changes --anchor`          | ✓ `get_changes`       | ✓ `changes?anchor=`             | not offered (`health.subscribe` pushes, it has no anchor) |
+// | current anchor        | not offered                   | not offered           | ✓ `changes/anchor` (✓ the anchor `changes` reaches) | not offered |
 //
 // Most questions go to the shared demo world (`World`, 40 days ending 2026-01-10). "Today" reads the real clock and
 // the demo has no activity summaries (they only come from an Apple Health export), so those two use `LiveWorld`: a
@@ -318,5 +319,15 @@ struct UseCaseParityTests {
         #expect(apiNext.status == 200, "\(apiNext.value)")
         #expect(page(apiNext.value) == next, "HTTPS since the anchor")
         #expect(apiNext.value["anchor"] == cliNext.json?["anchor"])
+
+        // The current anchor is where the feed ends: reading on from it gives nothing, as every interface agrees.
+        let now = try await https.get("/api/v1/health/changes/anchor")
+        #expect(now.status == 200, "\(now.value)")
+        let current = try #require(now.value["anchor"]?.stringValue)
+        #expect(current == String(try await World.service.currentAnchor()))
+        let cliNow = try await CLI.run(["changes", "--type", "bodyMass", "--anchor", current, "--json"])
+        #expect(page(cliNow.json) == ["has_more false"] && cliNow.json?["anchor"]?.stringValue == current)
+        let mcpNow = try await MCPInterface.call("get_changes", ["types": ["bodyMass"], "anchor": .string(current)])
+        #expect(page(mcpNow.value) == ["has_more false"])
     }
 }

@@ -20,7 +20,8 @@ struct WriteParityTests {
         let service = try await HealthService.open(store: store)
         let https = try await HTTPSInterface.start(service: service, grantAll: false)
         defer { Task { await https.stop() } }
-        let nutrients = ["food", "dietaryEnergyConsumed", "dietaryProtein", "dietaryCarbohydrates", "dietaryFatTotal"]
+        // A meal is authorized through its nutrients (HealthKit's rule): no food grant.
+        let nutrients = ["dietaryEnergyConsumed", "dietaryProtein", "dietaryCarbohydrates", "dietaryFatTotal"]
         try await service.updateGrants(GrantsUpdate(principal: "mcp", allowWrite: nutrients))
         try await service.updateGrants(GrantsUpdate(principal: Principal.device(https.clientId).id, allowRead: ["*"],
                                                     allowWrite: nutrients))
@@ -74,6 +75,40 @@ struct WriteParityTests {
         #expect(feed.status == 200)
         #expect(feed.value["added"]?.arrayValue?.count == 0, "added then deleted: only the tombstones remain")
         #expect(feed.value["deleted"]?.arrayValue?.count == 15)
+    }
+
+    /// Several objects by UUID in one transaction (HealthKit's `delete([HKObject])`) where it is offered: MCP's
+    /// `delete_entries` and the paired `POST /api/v1/health/delete` answer alike; another writer's UUID is skipped by
+    /// neither, it refuses the delete.
+    @Test func severalObjectsDeleteAlikeThroughMCPAndHTTPS() async throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("hb-uuids-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: home) }
+        let service = try await HealthService.open(store: try SQLiteHealthStore(location: .file(home.appendingPathComponent("health.sqlite"))))
+        let https = try await HTTPSInterface.start(service: service, grantAll: false)
+        defer { Task { await https.stop() } }
+        try await service.updateGrants(GrantsUpdate(principal: "mcp", allowWrite: ["dietaryWater"]))
+        try await service.updateGrants(GrantsUpdate(principal: Principal.device(https.clientId).id, allowWrite: ["dietaryWater"]))
+        var mcpUUIDs: [String] = [], apiUUIDs: [String] = []
+        for index in 0..<2 {
+            let mcp = try await MCPInterface.call("log_water", ["value": 250, "log_id": .string("m-\(index)")], service: service)
+            mcpUUIDs += mcp.value["objects"]?.arrayValue?.compactMap { $0["uuid"]?.stringValue } ?? []
+            let api = try await https.send("POST", "/api/v1/log/water", body: ["value": 250, "log_id": .string("a-\(index)")])
+            apiUUIDs += api.value["objects"]?.arrayValue?.compactMap { $0["uuid"]?.stringValue } ?? []
+        }
+        #expect(mcpUUIDs.count == 2 && apiUUIDs.count == 2)
+        let unknown = UUID().uuidString
+        let foreign = try await https.send("POST", "/api/v1/health/delete", body: ["uuids": .array((apiUUIDs + [mcpUUIDs[0]]).map { .string($0) })])
+        #expect(foreign.status == 403 && foreign.value["error"]?["code"]?.stringValue == "HEALTH_NOT_AUTHORIZED")
+        let mcp = try await MCPInterface.call("delete_entries", ["uuids": .array((mcpUUIDs + [unknown]).map { .string($0) })],
+                                              service: service)
+        let api = try await https.send("POST", "/api/v1/health/delete", body: ["uuids": .array((apiUUIDs + [unknown]).map { .string($0) })])
+        #expect(api.status == 200)
+        for (name, value) in [("MCP", mcp.value), ("HTTPS", api.value)] {
+            #expect(value["deleted"]?.doubleValue == 2, "\(name): \(value)")
+            #expect(value["uuids"]?.arrayValue?.count == 2, "\(name): the unknown UUID is skipped")
+        }
+        #expect(try await service.store.typeSummaries().allSatisfy { $0.count == 0 }, "everything deleted")
     }
 
     @Test func writesWithoutAGrantChangeNothing() async throws {

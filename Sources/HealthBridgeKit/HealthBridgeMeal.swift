@@ -1,14 +1,14 @@
 import Foundation
 import HealthAPI
 
-/// A logged meal, the diet app's `FoodLogRecord` fields that go to HealthBridge (seed §4): the id that finds the
+/// A logged meal, the diet app's `HealthBridgeMeal` fields that go to HealthBridge (seed §4): the id that finds the
 /// meal again (`deleteNutrition(logId:)`), when it was eaten, and its nutrients.
 ///
 /// ```swift
-/// let meal = FoodLogRecord(id: "meal-42", name: "Porridge", calories: 320, protein: 11, carbs: 54, fat: 6, loggedAt: Date())
+/// let meal = HealthBridgeMeal(id: "meal-42", name: "Porridge", calories: 320, protein: 11, carbs: 54, fat: 6, loggedAt: Date())
 /// try await manager.writeNutrition(from: meal)
 /// ```
-public struct FoodLogRecord: Codable, Sendable, Hashable, Identifiable {
+public struct HealthBridgeMeal: Codable, Sendable, Hashable, Identifiable {
     /// The app's id of the meal (`DietAppLogId`); writing the same id again changes nothing.
     public var id: String
     /// What it was (`HKMetadataKeyFoodType`); the seed's `notes`, or "Logged meal", when absent.

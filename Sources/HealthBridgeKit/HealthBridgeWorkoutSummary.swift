@@ -1,12 +1,12 @@
 import Foundation
 import HealthModel
 
-/// A workout of today, as the diet app shows it (seed §3 `WorkoutSummary`), with the seed's display names.
+/// A workout of today, as the diet app shows it (seed §3 `HealthBridgeWorkoutSummary`), with the seed's display names.
 ///
 /// ```swift
 /// for workout in try await manager.fetchTodayWorkouts() { print(workout.displayName, workout.calories) }
 /// ```
-public struct WorkoutSummary: Sendable, Hashable {
+public struct HealthBridgeWorkoutSummary: Sendable, Hashable {
     public let activityType: WorkoutActivityType
     /// Seconds.
     public let duration: TimeInterval
