@@ -277,7 +277,7 @@ let package = Package(
                                                             .product(name: "HTTPTypes", package: "swift-http-types")]),
         // HealthBridgeKit against a real `healthbridge serve` process (the built binary): the example end to end, the
         // SIGKILL fault test, the seed's HealthKitSyncService ported.
-        .testTarget(name: "HealthBridgeKitTests", dependencies: ["HealthBridgeKit", "HealthKitBridge", "PairedAPIClient", "HealthAPI", "HealthModel",
+        .testTarget(name: "HealthBridgeKitTests", dependencies: ["HealthBridgeKit", "HealthKitBridge", "HealthBridgeTesting", "PairedAPIClient", "HealthAPI", "HealthModel",
                                                                 .product(name: "GRDB", package: "GRDB.swift"),
                                                                 .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "HealthXMLTests", dependencies: ["HealthXML"]),

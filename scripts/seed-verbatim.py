@@ -20,14 +20,16 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_SEED = os.path.join(ROOT, "..", "shared", "seeds", "diet-app-healthkit-spec.md")
 PORT_DIR = os.path.join(ROOT, "Examples", "DietHealthKit")
 
-# The seed's sections and the port file each one became (§2's SwiftUI view is left out: Linux has no SwiftUI).
+# The seed's sections and the port file each one went to (§2's SwiftUI view is left out: Linux has no SwiftUI). §2–§5
+# share one file, as the seed's `private let healthStore` needs its extensions in the same file.
 SECTIONS = [
     ("2", "HealthKitManager.swift"),
-    ("3", "HealthKitManager+Read.swift"),
-    ("4", "HealthKitManager+Write.swift"),
-    ("5", "HealthKitManager+Background.swift"),
+    ("3", "HealthKitManager.swift"),
+    ("4", "HealthKitManager.swift"),
+    ("5", "HealthKitManager.swift"),
     ("6", "HealthKitSyncService.swift"),
 ]
+FILES = list(dict.fromkeys(name for _, name in SECTIONS))
 UI_MARKER = ": View {"
 
 
@@ -82,15 +84,18 @@ def main():
 
     if args.extract:
         os.makedirs(args.extract, exist_ok=True)
-        for number, name in SECTIONS:
+        for name in FILES:
             with open(os.path.join(args.extract, name), "w", encoding="utf-8") as handle:
-                handle.write("\n".join(sections[number]) + "\n")
+                for number, file in SECTIONS:
+                    if file == name:
+                        handle.write("\n".join(sections[number]) + "\n")
         return 0
 
     seed = []
     port = []
-    for number, name in SECTIONS:
+    for number, _ in SECTIONS:
         seed += significant(sections[number])
+    for name in FILES:
         try:
             with open(os.path.join(args.port, name), encoding="utf-8") as handle:
                 port += significant(handle.read().splitlines())

@@ -2,6 +2,7 @@ import HealthAPI
 import PairedAPIClient
 import Foundation
 import HealthBridgeKit
+import HealthBridgeTesting
 import Logging
 import Synchronization
 import Testing
@@ -12,15 +13,7 @@ import Glibc
 
 /// The built executables (`healthbridge`, `diet-sync`), next to the test bundle.
 enum Binaries {
-    static func find(_ name: String) -> URL {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        while !directory.path.isEmpty, directory.path != "/" {
-            let candidate = directory.appendingPathComponent(name)
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory.deleteLastPathComponent()
-        }
-        return URL(fileURLWithPath: ".build/debug/\(name)")
-    }
+    static func find(_ name: String) -> URL { BuiltProducts.executable(named: name) }
 
     static let healthbridge = find("healthbridge")
 
@@ -98,23 +91,7 @@ final class Collected: Sendable {
 }
 
 /// A free TCP port on 127.0.0.1 (bound and released: another process could take it meanwhile, rarely).
-func freePort() throws -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-    }
-    try #require(bound == 0, "cannot bind a port")
-    _ = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-    }
-    return Int(UInt16(bigEndian: address.sin_port))
-}
+func freePort() throws -> Int { try BuiltProducts.freeLoopbackPort() }
 
 /// `healthbridge serve` as a real process in a temporary data directory, on 127.0.0.1, that a test can SIGKILL
 /// and start again on the same port.

@@ -37,16 +37,7 @@ enum World {
 
 /// The `healthbridge` binary `swift build` put beside this test bundle.
 enum CLI {
-    static let binary: URL = {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        // The bundle may be a directory (`….xctest/…`): walk up to the build products.
-        while !directory.path.isEmpty, directory.path != "/" {
-            let candidate = directory.appendingPathComponent("healthbridge")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory.deleteLastPathComponent()
-        }
-        return URL(fileURLWithPath: ".build/debug/healthbridge")
-    }()
+    static let binary = BuiltProducts.executable(named: "healthbridge")
 
     struct Run {
         var status: Int32

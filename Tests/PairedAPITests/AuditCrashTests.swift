@@ -1,6 +1,7 @@
 import Foundation
 import HealthAccess
 import HealthAPI
+import HealthBridgeTesting
 import PairedAPIClient
 import Synchronization
 import Testing
@@ -16,15 +17,7 @@ import Glibc
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct AuditCrashTests {
     /// The built `healthbridge`, next to the test bundle.
-    static let binary: URL = {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        while !directory.path.isEmpty, directory.path != "/" {
-            let candidate = directory.appendingPathComponent("healthbridge")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory.deleteLastPathComponent()
-        }
-        return URL(fileURLWithPath: ".build/debug/healthbridge")
-    }()
+    static let binary = BuiltProducts.executable(named: "healthbridge")
 
     static func process(_ arguments: [String]) -> Process {
         let process = Process()
@@ -67,22 +60,7 @@ struct AuditCrashTests {
     }
 
     /// A free TCP port on 127.0.0.1 (bound and released).
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-        }
-        try #require(bound == 0, "cannot bind a port")
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
+    static func freePort() throws -> Int { try BuiltProducts.freeLoopbackPort() }
 
     /// A data directory with a weight to read, `device:*` allowed to read weights and write water, a server
     /// answering on `port`, and a paired device.
