@@ -104,8 +104,10 @@ final class HealthKitConnection: Sendable {
 
     /// The change feed's anchor now (cheap: no history is read).
     func currentAnchor() async throws(HKError) -> String {
-        try await get("health/changes/anchor", [], as: ChangesAnchorAnswer.self).anchor
+        do {
+            return try await manager.changesAnchor()
+        } catch {
+            throw HKError.from(error)
+        }
     }
-
-    struct ChangesAnchorAnswer: Decodable, Sendable { var anchor: String }
 }
