@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "HealthAPI", targets: ["HealthAPI"]),
         .library(name: "HealthXML", targets: ["HealthXML"]),
         .library(name: "HealthStore", targets: ["HealthStore"]),
+        .library(name: "HealthStorePostgres", targets: ["HealthStorePostgres"]),
         .library(name: "HealthEngine", targets: ["HealthEngine"]),
         .library(name: "HealthImport", targets: ["HealthImport"]),
         .library(name: "HealthAutoExport", targets: ["HealthAutoExport"]),
@@ -51,6 +52,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // The PostgreSQL store (HealthStorePostgres): many people, several app servers on one database.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // OAuth for MCP (HealthOAuth): fetching Client ID Metadata Documents (no redirects, bounded size and time).
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.30.0"),
     ],
     targets: [
         // Model: sample types, units, samples, sources, errors. Foundation only.
@@ -70,6 +75,16 @@ let package = Package(
                 "HealthModel", "HealthSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The PostgreSQL store behind the same HealthStore protocol (postgres-nio): versioned schema migrations, bulk
+        // import through COPY, change notifications through LISTEN/NOTIFY, people kept apart by row-level security.
+        .target(
+            name: "HealthStorePostgres",
+            dependencies: [
+                "HealthModel", "HealthStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -104,7 +119,7 @@ let package = Package(
             ]
         ),
         // The service every interface calls: every use case in neutral requests and results; adapters own their dialects.
-        .target(name: "HealthService", dependencies: ["HealthModel", "HealthAPI", "HealthAccess", "HealthStore", "HealthEngine", "HealthImport",
+        .target(name: "HealthService", dependencies: ["HealthModel", "HealthSupport", "HealthAPI", "HealthAccess", "HealthStore", "HealthEngine", "HealthImport",
                                                       .product(name: "Logging", package: "swift-log")]),
         .target(name: "HealthDemo", dependencies: ["HealthModel", "HealthStore"]),
         // The HTTP edge shared by the paired API, the console and MCP over HTTP: HealthError renders itself with one
@@ -129,6 +144,18 @@ let package = Package(
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // OAuth 2.1 for the MCP endpoint: protected-resource and authorization-server metadata, authorize (to the
+        // console's consent page), token with rotation, revoke, Client ID Metadata Documents, the MCP token check.
+        .target(
+            name: "HealthOAuth",
+            dependencies: [
+                "HealthMCP", "HealthService", "HealthAPI", "HealthModel", "HealthSupport", "HealthHTTP",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         // The local-network export client and wire protocol: API payloads, the pinned-TLS HTTPS client, the paired-server
@@ -195,14 +222,14 @@ let package = Package(
         .executableTarget(
             name: "healthbridge",
             dependencies: [
-                "HealthModel", "HealthStore", "HealthEngine", "HealthImport", "HealthService", "HealthAccess", "HealthDemo",
+                "HealthModel", "HealthStore", "HealthStorePostgres", "HealthEngine", "HealthImport", "HealthService", "HealthAccess", "HealthDemo",
                 "HealthAutoExport", "HealthSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 "HealthMCP",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 "PairedAPI", "PairedAPIClient", "HealthAPI",
-                "GatewayNode", "HealthConsole",
+                "GatewayNode", "HealthConsole", "HealthOAuth",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
@@ -255,7 +282,7 @@ let package = Package(
         .target(
             name: "HealthBridgeTesting",
             dependencies: [
-                "HealthModel", "HealthAPI", "HealthStore", "HealthService", "HealthDemo", "GatewayNode", "HealthSupport",
+                "HealthModel", "HealthAPI", "HealthStore", "HealthStorePostgres", "HealthService", "HealthDemo", "GatewayNode", "HealthSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -281,15 +308,20 @@ let package = Package(
                                                                 .product(name: "GRDB", package: "GRDB.swift"),
                                                                 .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "HealthXMLTests", dependencies: ["HealthXML"]),
-        .testTarget(name: "HealthStoreTests", dependencies: ["HealthStore", "HealthModel", "HealthSupport",
+        .testTarget(name: "HealthStoreTests", dependencies: ["HealthStore", "HealthBridgeTesting", "HealthModel", "HealthSupport",
                                                             .product(name: "GRDB", package: "GRDB.swift")]),
+        // What only the PostgreSQL store has: migrations, LISTEN/NOTIFY between stores, the database going away, row-level
+        // security. Needs HEALTHBRIDGE_POSTGRES_URL (IntegrationTests/postgres.sh starts a private cluster).
+        .testTarget(name: "HealthStorePostgresTests", dependencies: ["HealthStorePostgres", "HealthStore", "HealthBridgeTesting", "HealthModel", "HealthImport", "HealthService", "HealthAPI",
+                                                                    .product(name: "PostgresNIO", package: "postgres-nio"),
+                                                                    .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "HealthEngineTests", dependencies: ["HealthBridgeTesting", "HealthEngine", "HealthStore", "HealthModel", "HealthDemo"]),
         .testTarget(name: "HealthImportTests", dependencies: ["HealthImport", "HealthStore", "HealthModel", "HealthEngine",
                                                               .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .testTarget(name: "HealthAutoExportTests", dependencies: ["HealthAutoExport", "HealthService", "HealthStore",
                                                                   "HealthModel", "HealthAPI"],
                     exclude: ["Fixtures"]),
-        .testTarget(name: "HealthServiceTests", dependencies: ["HealthBridgeTesting", "HealthService", "HealthAPI", "HealthAccess", "HealthStore", "HealthModel", "HealthDemo",
+        .testTarget(name: "HealthServiceTests", dependencies: ["HealthBridgeTesting", "HealthService", "HealthSupport", "HealthAPI", "HealthAccess", "HealthStore", "HealthModel", "HealthDemo",
                                                               "HealthImport", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "HealthMCPTests", dependencies: ["HealthBridgeTesting", "HealthMCP", "HealthAPI", "HealthService", "HealthStore", "HealthModel", "HealthSupport",
                                                            "HealthDemo", .product(name: "MCP", package: "swift-sdk"),
@@ -298,6 +330,12 @@ let package = Package(
                                                            .product(name: "NIOPosix", package: "swift-nio"),
                                                            .product(name: "Logging", package: "swift-log"),
                                                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]),
+        .testTarget(name: "HealthOAuthTests", dependencies: ["HealthBridgeTesting", "HealthOAuth", "HealthMCP", "HealthConsole", "HealthService",
+                                                             "HealthAccess", "HealthAPI", "HealthStore", "HealthModel", "HealthSupport",
+                                                             .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                                                             .product(name: "Hummingbird", package: "hummingbird"),
+                                                             .product(name: "Logging", package: "swift-log"),
+                                                             .product(name: "NIOCore", package: "swift-nio")]),
         .testTarget(name: "PairedAPITests", dependencies: ["HealthBridgeTesting", "PairedAPI", "PairedAPIClient", "HealthAPI", "HealthService", "HealthAccess", "HealthStore", "HealthHTTP",
                                                               "HealthModel", .product(name: "Logging", package: "swift-log"),
                                                               .product(name: "NIOTLS", package: "swift-nio"),

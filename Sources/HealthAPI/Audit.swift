@@ -17,6 +17,10 @@ public struct AuditEvent: Sendable, Codable, Equatable {
         /// The owner changed who may do what: grants, an access request decided, a paired device or push token
         /// revoked, sharing paused or resumed (from the CLI or the console).
         case consentChange = "consent.change"
+        /// The OAuth authorization server of the MCP endpoint: a token issued, refreshed or revoked, a refresh token
+        /// reused (its family revoked), a refused authorization or token request (`action`, `principal`, `reason`;
+        /// never a token).
+        case oauth = "oauth"
     }
 
     public enum Decision: String, Sendable, Codable {

@@ -35,15 +35,30 @@ public struct WorkoutsResult: Codable, Sendable, Hashable {
     public var workouts: [WorkoutRecord]
     public var hasMore: Bool
     public var nextCursor: String?
+    /// The totals of every workout of the range, across all pages (the same on each page).
+    public var totals: WorkoutTotals
 
     public init(timeZone: String, start: String, end: String, count: Int, workouts: [WorkoutRecord], hasMore: Bool,
-                nextCursor: String? = nil) {
+                nextCursor: String? = nil, totals: WorkoutTotals = WorkoutTotals()) {
         self.timeZone = timeZone; self.start = start; self.end = end; self.count = count; self.workouts = workouts
-        self.hasMore = hasMore; self.nextCursor = nextCursor
+        self.hasMore = hasMore; self.nextCursor = nextCursor; self.totals = totals
     }
 
     enum CodingKeys: String, CodingKey {
-        case timeZone = "time_zone", start, end, count, workouts, hasMore = "has_more", nextCursor = "next_cursor"
+        case timeZone = "time_zone", start, end, count, workouts, hasMore = "has_more", nextCursor = "next_cursor", totals
+    }
+
+    /// Decodes the totals as absent (zero) from a server that predates them.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        timeZone = try c.decode(String.self, forKey: .timeZone)
+        start = try c.decode(String.self, forKey: .start)
+        end = try c.decode(String.self, forKey: .end)
+        count = try c.decode(Int.self, forKey: .count)
+        workouts = try c.decode([WorkoutRecord].self, forKey: .workouts)
+        hasMore = try c.decode(Bool.self, forKey: .hasMore)
+        nextCursor = try c.decodeIfPresent(String.self, forKey: .nextCursor)
+        totals = try c.decodeIfPresent(WorkoutTotals.self, forKey: .totals) ?? WorkoutTotals()
     }
 }
 
@@ -260,7 +275,8 @@ extension WorkoutsResult: SchemaDescribed {
         "end": .instant(),
         "count": .integer("Workouts in this page."),
         "workouts": .array(WorkoutRecord.jsonSchema),
-    ].adding(JSONSchema.paging), required: ["time_zone", "start", "end", "count", "workouts", "has_more"])
+        "totals": WorkoutTotals.jsonSchema,
+    ].adding(JSONSchema.paging), required: ["time_zone", "start", "end", "count", "workouts", "has_more", "totals"])
 }
 
 extension WorkoutRecord: SchemaDescribed {

@@ -150,6 +150,7 @@ public final class AccessStore: Sendable {
             // code the owner issued, never from what the client says (issue 21). NULL: a plain device code.
             try db.execute(sql: "ALTER TABLE pair_code ADD COLUMN app_id TEXT")
         }
+        registerOAuthMigrations(&migrator)
         return migrator
     }
 

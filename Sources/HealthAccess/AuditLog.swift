@@ -64,7 +64,7 @@ public final class AuditLog: Sendable {
             return true
         case .apiRequest:
             return event.decision == .denied && event.client == nil && (event.status == 401 || event.status == 429)
-        case .pairSuccess, .dataRead, .dataWrite, .dataDelete, .accessRequest, .consentChange:
+        case .pairSuccess, .dataRead, .dataWrite, .dataDelete, .accessRequest, .consentChange, .oauth:
             return false
         }
     }
@@ -74,7 +74,7 @@ public final class AuditLog: Sendable {
     static func mustPrecedeAnswer(_ event: AuditEvent) -> Bool {
         switch event.event {
         case .apiRequest, .pairFailure: return false   // wrong codes are aggregated per window (``isNoise(_:)``)
-        case .pairSuccess, .dataRead, .dataWrite, .dataDelete, .accessRequest, .consentChange: return true
+        case .pairSuccess, .dataRead, .dataWrite, .dataDelete, .accessRequest, .consentChange, .oauth: return true
         }
     }
 

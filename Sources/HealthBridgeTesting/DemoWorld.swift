@@ -48,6 +48,21 @@ public struct DemoWorld: Sendable {
                           : HealthService(store: store, homeTimeZone: zone)
     }
 
+    /// Fills `store` (any kind: SQLite, PostgreSQL, a test double) with the world and returns a service over it, home
+    /// zone `zone`; `fixedClock` pins "now" to `end`.
+    ///
+    /// ```swift
+    /// try await TestStores.withStore(.postgres) { store in
+    ///     let service = try await DemoWorld(days: 10).service(over: store)
+    /// }
+    /// ```
+    public func service(over store: any HealthStore, fixedClock: Bool = true) async throws -> HealthService {
+        try await populate(store)
+        let end = self.end
+        return fixedClock ? HealthService(store: store, homeTimeZone: zone, clock: { end })
+                          : HealthService(store: store, homeTimeZone: zone)
+    }
+
     /// A data directory holding the world in its store file, with the home zone saved as a setting, the way
     /// `healthbridge demo --home` leaves one (the CLI and `serve` open it with `--home`).
     public func home(_ home: TemporaryHome) async throws -> HealthService {

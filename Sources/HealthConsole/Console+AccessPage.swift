@@ -54,6 +54,7 @@ extension Console {
             \(ConsolePage.table(id: "principals", ["Principal", "Read", "Write", "Grants", ""], principals))</section>
             <section aria-labelledby="devices-h"><h2 id="devices-h">Paired clients</h2>
             \(devices.isEmpty ? "<p>No paired client. Pair one on the <a href=\"/pairing\">Pairing</a> page.</p>" : ConsolePage.table(id: "devices", ["Name", "Acts as", "Client id", "Paired", "Last seen", ""], devices))</section>
+            \(try await oauthClientsSection(session))
             <section aria-labelledby="decided-h"><h2 id="decided-h">Decided requests</h2>
             \(decided.isEmpty ? "<p>None yet.</p>" : ConsolePage.table(id: "decided", ["Principal", "Decision", "Read granted", "Write granted", "Decided"], Array(decided)))</section>
             """

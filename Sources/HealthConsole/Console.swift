@@ -105,6 +105,9 @@ public final class Console: Sendable {
         routes.post("/access/decide") { request, _ in await self.action(request) { _, form in try await self.decide(form) } }
         routes.post("/access/revoke-device") { request, _ in await self.action(request) { _, form in try await self.revokeDevice(form) } }
         routes.post("/access/revoke-grants") { request, _ in await self.action(request) { _, form in try await self.revokeGrants(form) } }
+        routes.post("/access/revoke-oauth") { request, _ in await self.action(request) { _, form in try await self.revokeOAuthClient(form) } }
+        routes.get("/consent") { request, _ in await self.consentPage(request) }
+        routes.post("/consent/decide") { request, _ in await self.action(request) { _, form in try await self.decideConsent(form) } }
         routes.get("/pairing") { request, _ in await self.page(request) { try await self.pairingPage($0, card: nil) } }
         routes.post("/pairing/sharing") { request, _ in await self.action(request) { _, form in try await self.setSharing(form) } }
         routes.post("/pairing/code") { request, _ in await self.action(request) { session, form in try await self.issueCode(session, form: form) } }

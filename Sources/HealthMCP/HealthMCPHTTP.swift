@@ -42,11 +42,15 @@ public enum HealthMCPHTTP {
         public var maxSessions: Int
         /// The largest request body accepted.
         public var maxRequestBytes: Int
+        /// Decides who each request acts for (OAuth); replaces the static ``bearerToken`` check when set.
+        public var authorizer: (any MCPRequestAuthorizer)?
 
         public init(path: String = "/mcp", bearerToken: String? = nil, loopbackOnly: Bool = true,
-                    sessionTimeout: TimeInterval = 3600, maxSessions: Int = 64, maxRequestBytes: Int = 4 << 20) {
+                    sessionTimeout: TimeInterval = 3600, maxSessions: Int = 64, maxRequestBytes: Int = 4 << 20,
+                    authorizer: (any MCPRequestAuthorizer)? = nil) {
             self.path = path; self.bearerToken = bearerToken; self.loopbackOnly = loopbackOnly
             self.sessionTimeout = sessionTimeout; self.maxSessions = maxSessions; self.maxRequestBytes = maxRequestBytes
+            self.authorizer = authorizer
         }
     }
 
@@ -74,6 +78,12 @@ public enum HealthMCPHTTP {
             for field in request.headers {
                 let name = field.name.canonicalName
                 fields[name] = fields[name].map { $0 + ", " + field.value } ?? field.value
+            }
+            // MCP 2026-07-28, negotiated per request: stateless, answered by the modern server.
+            let lowercased = Dictionary(fields.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { $0 + ", " + $1 })
+            if isModern(headers: lowercased, body: data) {
+                return await modernResponse(isPost: request.method == .post, headers: lowercased, body: data,
+                                            modern: sessions.modern, toolbox: HealthMCPHTTP.toolbox(for: sessions.toolbox))
             }
             let mcpRequest = MCP.HTTPRequest(method: request.method.rawValue, headers: fields,
                                              body: data.isEmpty ? nil : data, path: request.uri.path)
@@ -108,7 +118,9 @@ public enum HealthMCPHTTP {
                          body: body(jsonRPCError(-32000, "Forbidden: the Host header must name a loopback address")))
             })
         }
-        if let token = options.bearerToken {
+        if let authorizer = options.authorizer {
+            endpoint.add(middleware: MCPAuthorizationMiddleware<Context>(authorizer: authorizer))
+        } else if let token = options.bearerToken {
             endpoint.add(middleware: StaticBearerMiddleware<Context>(token: token) {
                 Response(status: .init(code: 401), headers: headers(["Content-Type": "application/json"]),
                          body: body(jsonRPCError(-32001, "Unauthorized: send Authorization: Bearer <token>")))
@@ -170,17 +182,22 @@ public actor HealthMCPSessions {
         let transport: StatelessHTTPServerTransport
         let events: SessionEventTransport
         var lastUsed: Date
+        /// The principal the session acts for (``HealthMCPHTTP/requestPrincipal`` when it opened).
+        var principal: Principal? = HealthMCPHTTP.requestPrincipal
     }
 
-    let toolbox: HealthToolbox
+    nonisolated let toolbox: HealthToolbox
     let options: HealthMCPHTTP.Options
     let logger: Logger
     var sessions: [String: Session] = [:]
+    /// The stateless 2026-07-28 requests' server (no session).
+    nonisolated let modern: HealthMCPModernServer
 
     init(toolbox: HealthToolbox, options: HealthMCPHTTP.Options, logger: Logger) {
         self.toolbox = toolbox
         self.options = options
         self.logger = logger
+        self.modern = HealthMCPModernServer(logger: logger)
     }
 
     public var count: Int { sessions.count }
@@ -188,6 +205,9 @@ public actor HealthMCPSessions {
     /// Answers one HTTP request, with the session ID to put in the response's header.
     func handle(_ request: MCP.HTTPRequest) async -> (MCP.HTTPResponse, String?) {
         let sessionID = request.header(HTTPHeaderName.sessionID)
+        if let sessionID, let session = sessions[sessionID], session.principal != HealthMCPHTTP.requestPrincipal {
+            return (.error(statusCode: 404, .invalidRequest("Not Found: unknown or expired session")), nil)
+        }
         switch request.method.uppercased() {
         case "POST":
             if let sessionID {
@@ -243,7 +263,7 @@ public actor HealthMCPSessions {
         let transport = StatelessHTTPServerTransport(validationPipeline: StandardValidationPipeline(validators: validators),
                                                      logger: logger)
         let events = SessionEventTransport(transport, logger: logger)
-        let server = await HealthMCPServer.make(toolbox: toolbox)
+        let server = await HealthMCPServer.make(toolbox: HealthMCPHTTP.toolbox(for: toolbox))
         do {
             try await server.start(transport: events)
         } catch {

@@ -52,9 +52,11 @@ public enum HealthMCPServer {
     }
 
     /// Serves MCP on stdin/stdout until stdin closes. Logs go to the logger (stderr), never to stdout. Tool calls are
-    /// answered by ``ToolCallTransport`` without the SDK's decoding round trips; everything else goes to the SDK.
+    /// answered by ``ToolCallTransport`` without the SDK's decoding round trips; messages of MCP 2026-07-28 by
+    /// ``ModernStdioTransport``; everything else goes to the SDK.
     public static func runStdio(toolbox: HealthToolbox, logger: Logger) async throws {
-        let transport = ToolCallTransport(BlockingStdioTransport(logger: logger), toolbox: toolbox, logger: logger)
+        let stdio = ModernStdioTransport(BlockingStdioTransport(logger: logger), toolbox: toolbox, logger: logger)
+        let transport = ToolCallTransport(stdio, toolbox: toolbox, logger: logger)
         let server = await make(toolbox: toolbox)
         try await server.start(transport: transport)
         logger.info("MCP server on stdio")

@@ -7,9 +7,9 @@ import MCP
 /// The prompts an agent can offer the person (`prompts/list`, `prompts/get`): a daily check-in, weekly trends, a
 /// sleep report, the training load and a summary for a doctor's visit. Each answer is one user-role text message
 /// filled with the service's own numbers — the use cases the tools call (`today`, `summary`, `sleep`, `workouts`,
-/// `latest`), merged across devices by source priority — with their units and the dates they cover. Nothing is
-/// computed here but the sums of workouts (``WorkoutTotals``). A type the principal may not read looks empty, as
-/// everywhere.
+/// `latest`), merged across devices by source priority — with their units and the dates they cover; the days and
+/// the workout totals come from the service too (``HealthService/lastDays(_:)``, ``WorkoutsResult/totals``), so
+/// nothing is computed or resolved here. A type the principal may not read looks empty, as everywhere.
 ///
 /// ```swift
 /// let prompts = HealthPrompts(service: toolbox.service)   // the toolbox's service acts for the MCP client
@@ -123,7 +123,7 @@ public struct HealthPrompts: Sendable {
     }
 
     func weeklyTrends() async throws -> String {
-        let days = try Self.dayStrings(service, back: 13)
+        let days = try service.lastDays(14)
         let thisWeekStart = days[7], previousStart = days[0]
         let metrics: [(type: String, label: String, statistic: String)] = [
             ("stepCount", "steps", "sum"), ("activeEnergyBurned", "active energy", "sum"),
@@ -204,15 +204,15 @@ public struct HealthPrompts: Sendable {
     }
 
     func trainingLoad() async throws -> String {
-        let days = try Self.dayStrings(service, back: 27)
+        let days = try service.lastDays(28)
         var rows: [[String]] = []
         var zone = service.homeTimeZone.identifier
         for week in 0..<4 {
             let start = days[week * 7]
             let end: String? = week == 3 ? nil : days[week * 7 + 7]
-            let workouts = try await allWorkouts(start: start, end: end)
+            let workouts = try await service.workouts(WorkoutsRequest(start: start, end: end, limit: 1))
             zone = workouts.timeZone
-            let totals = WorkoutTotals(workouts.workouts)
+            let totals = workouts.totals
             rows.append(["\(start) → \(days[week * 7 + 6])", String(totals.count), TextFormat.minutes(totals.durationMinutes),
                          TextFormat.number(totals.distanceKm, decimals: 1), TextFormat.number(totals.energyKcal)])
         }
@@ -228,7 +228,7 @@ public struct HealthPrompts: Sendable {
     }
 
     func doctorVisitSummary(days: Int) async throws -> String {
-        let dates = try Self.dayStrings(service, back: days - 1)
+        let dates = try service.lastDays(days)
         let start = dates[0]
         let trendInterval = days <= 120 ? "week" : "month"
         var lines = [
@@ -265,8 +265,7 @@ public struct HealthPrompts: Sendable {
         let weekly = try await summary("stepCount", start: start, end: nil, interval: trendInterval, "sum")
         lines.append("- Activity: \(steps.buckets.first.map { Self.value($0, "sum") } ?? "—") steps and \(energy.buckets.first.map { Self.value($0, "sum") } ?? "—") \(Self.unitLabel(energy.unit)) of active energy in all")
         lines.append("  \(trendInterval)ly steps: " + weekly.buckets.filter { $0.count > 0 }.map { "\($0.date ?? TextFormat.localDay($0.start)) \(Self.value($0, "sum"))" }.joined(separator: ", "))
-        let workouts = try await allWorkouts(start: start, end: nil)
-        let totals = WorkoutTotals(workouts.workouts)
+        let totals = try await service.workouts(WorkoutsRequest(start: start, limit: 1)).totals
         lines.append("- Workouts: \(totals.count), \(TextFormat.minutes(totals.durationMinutes)) in all")
         lines += ["", "Write a concise, factual summary of this for my doctor: the trends and anything outside the usual ranges, without a diagnosis."]
         return lines.joined(separator: "\n")
@@ -289,35 +288,7 @@ public struct HealthPrompts: Sendable {
         return result
     }
 
-    /// Every workout of a range, all pages.
-    func allWorkouts(start: String, end: String?) async throws -> WorkoutsResult {
-        var result = try await service.workouts(WorkoutsRequest(start: start, end: end, limit: WorkoutsRequest.maxLimit,
-                                                                ascending: true))
-        var page = result
-        var pages = 1
-        while page.hasMore, let cursor = page.nextCursor, pages < 100 {
-            page = try await service.workouts(WorkoutsRequest(cursor: cursor))
-            result.workouts += page.workouts
-            pages += 1
-        }
-        result.count = result.workouts.count
-        return result
-    }
-
     // MARK: Text
-
-    /// The days from `back` days ago to today in the home time zone, as ISO dates (`back + 1` of them).
-    static func dayStrings(_ service: HealthService, back: Int) throws -> [String] {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = service.homeTimeZone
-        let today = calendar.startOfDay(for: service.clock())
-        return try (0...back).map { offset in
-            guard let day = calendar.date(byAdding: .day, value: offset - back, to: today) else {
-                throw HealthError(.internalError, "cannot count \(back) days back from today")
-            }
-            return ISO8601.dateString(day, timeZone: service.homeTimeZone)
-        }
-    }
 
     /// A bucket's statistic as the text renderings show it.
     static func value(_ bucket: SummaryBucket, _ statistic: String) -> String {

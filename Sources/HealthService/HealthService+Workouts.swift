@@ -44,6 +44,10 @@ extension HealthService {
                                                             ascending: state.ascending))
         result.workouts = fetched.dropFirst(state.offset).prefix(state.limit).map { service.workoutRecord($0, routes: routes) }
         result.count = result.workouts.count
+        let whole = fetched.count <= state.offset + state.limit && state.offset == 0
+            ? fetched
+            : try await store.workouts(WorkoutQuery(activityTypes: state.types, start: state.start, end: state.end))
+        result.totals = WorkoutTotals(whole.map { service.workoutRecord($0, routes: false) })
         if fetched.count > state.offset + result.count {
             state.offset += result.count
             result.hasMore = true

@@ -114,6 +114,28 @@ public struct HealthService: Sendable {
         try DateRange.resolve(start: start, end: end, defaultStart: defaultStart, now: clock(), timeZone: homeTimeZone)
     }
 
+    /// The last `count` calendar days up to today in this service's zone, oldest first, as ISO dates: what a
+    /// report over "the last 14 days" starts its rows and weeks from.
+    ///
+    /// ```swift
+    /// try service.lastDays(3)   // ["2024-05-05", "2024-05-06", "2024-05-07"] on 7 May
+    /// ```
+    public func lastDays(_ count: Int) throws(HealthError) -> [String] {
+        guard (1...3_660).contains(count) else {
+            throw HealthError(.invalidArgument, "days must be 1–3660", argument: "days")
+        }
+        let calendar = self.calendar
+        let today = calendar.startOfDay(for: clock())
+        var days: [String] = []
+        for offset in (0..<count).reversed() {
+            guard let day = calendar.date(byAdding: .day, value: -offset, to: today) else {
+                throw HealthError(.internalError, "cannot count \(count) days back from today")
+            }
+            days.append(ISO8601.dateString(day, timeZone: homeTimeZone))
+        }
+        return days
+    }
+
     /// An instant in this service's zone, as every result writes it.
     func iso(_ date: Date) -> String { ISO8601.string(date, timeZone: homeTimeZone) }
 

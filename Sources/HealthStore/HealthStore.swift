@@ -313,6 +313,43 @@ public struct TypeSummary: Sendable, Hashable, Codable {
     }
 }
 
+extension SourceSummary {
+    /// HealthBridge's default priority order, the same in every store: user-entered → Apple Watch → iPhone → other
+    /// devices → apps (``SourceCategory``), then by name, then by ``HealthSource/key`` — content, never a store's own
+    /// numbering, so two sources with one name (two watches called "Alex's Apple Watch") rank alike everywhere.
+    ///
+    /// ```swift
+    /// let ranked = summaries.sorted(by: SourceSummary.defaultOrder)
+    /// ```
+    public static func defaultOrder(_ a: SourceSummary, _ b: SourceSummary) -> Bool {
+        (a.category.rawValue, a.source.name, a.source.key) < (b.category.rawValue, b.source.name, b.source.key)
+    }
+
+    /// The sources of a type in priority order with their ranks (0 highest): those with a stored user rank first,
+    /// by that rank, then the others in ``defaultOrder(_:_:)``. What every store's ``HealthStore/priority(type:counts:)``
+    /// answers, whatever it keeps the ranks in.
+    ///
+    /// ```swift
+    /// let ranked = SourceSummary.ranked(summaries, userRanks: [watchID: 0])   // the watch first, then the default order
+    /// ```
+    public static func ranked(_ entries: [SourceSummary], userRanks: [Int64: Int]) -> [SourceSummary] {
+        let sorted = entries.sorted { a, b in
+            switch (userRanks[a.id], userRanks[b.id]) {
+            case let (x?, y?): return x < y
+            case (.some, nil): return true
+            case (nil, .some): return false
+            case (nil, nil): return defaultOrder(a, b)
+            }
+        }
+        return sorted.enumerated().map { index, entry in
+            var ranked = entry
+            ranked.rank = index
+            ranked.userOrdered = userRanks[entry.id] != nil
+            return ranked
+        }
+    }
+}
+
 /// A source as the store knows it.
 public struct SourceSummary: Sendable, Hashable, Codable {
     /// The store's number for the source: opaque, and the same in ``ScanRow/sourceID`` and

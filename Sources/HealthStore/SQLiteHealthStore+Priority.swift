@@ -13,7 +13,7 @@ extension SQLiteHealthStore {
             }
             return table.sources.map { id, source in
                 SourceSummary(id: id, source: source, category: source.category, count: counts[id] ?? 0)
-            }.sorted { ($0.category, $0.source.name) < ($1.category, $1.source.name) }
+            }.sorted(by: SourceSummary.defaultOrder)
         }
     }
 
@@ -50,20 +50,7 @@ extension SQLiteHealthStore {
             return SourceSummary(id: id, source: source, category: source.category, count: 0,
                                  userOrdered: userRanks[id] != nil)
         }
-        let sorted = entries.sorted { a, b in
-            switch (userRanks[a.id], userRanks[b.id]) {
-            case let (x?, y?): return x < y
-            case (.some, nil): return true
-            case (nil, .some): return false
-            case (nil, nil):
-                return (a.category.rawValue, a.source.name, a.id) < (b.category.rawValue, b.source.name, b.id)
-            }
-        }
-        return sorted.enumerated().map { index, entry in
-            var ranked = entry
-            ranked.rank = index
-            return ranked
-        }
+        return SourceSummary.ranked(entries, userRanks: userRanks)
     }
 
     /// Source number → rank (0 highest) for `type`: the ranks ``priority(type:counts:)`` gives, by interned id.

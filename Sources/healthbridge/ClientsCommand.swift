@@ -7,7 +7,7 @@ import HealthService
 struct ClientsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "clients", abstract: "The clients paired with the export API; revoke one.",
-        subcommands: [List.self, Revoke.self], defaultSubcommand: List.self)
+        subcommands: [List.self, Revoke.self, OAuth.self], defaultSubcommand: List.self)
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "list", abstract: "Paired clients, revoked ones too.")

@@ -28,7 +28,7 @@ struct DemoCommand: AsyncParsableCommand {
 
     func run() async throws {
         let zone = try tz.map { name throws(HealthError) in try DateExpression.timeZone(name) } ?? TimeZone.current
-        let sqlite = try store.openStore()
+        let sqlite = try await store.openStore()
         let generator = DemoGenerator(days: days, seed: seed, end: Date(), timeZone: zone)
         let started = Date()
         let interactive = isatty(STDERR_FILENO) == 1 && !json

@@ -22,6 +22,7 @@ struct HealthBridgeCommand: AsyncParsableCommand {
             CommandGroup(name: "Writes, priority and consent", subcommands: [
                 LogCommand.self, DeleteCommand.self, PriorityCommand.self, GrantsCommand.self,
             ]),
+            CommandGroup(name: "People and where the data lives", subcommands: [PeopleCommand.self, StoreCommand.self]),
             CommandGroup(name: "Serving agents and devices", subcommands: [
                 ServeCommand.self, MCPCommand.self, ConsoleCommand.self, NodeCommand.self,
             ]),

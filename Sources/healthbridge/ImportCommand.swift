@@ -28,7 +28,7 @@ struct ImportCommand: AsyncParsableCommand {
             try await importHealthAutoExport(payload, healthConnect: healthConnect)
             return
         }
-        let sqlite = try store.openStore()
+        let sqlite = try await store.openStore()
         let importer = ExportImporter(store: sqlite, options: ImportOptions(strict: strict, force: force),
                                       logger: CLILog.logger)
         let interactive = isatty(STDERR_FILENO) == 1

@@ -7,6 +7,7 @@ import GatewayNode
 import HealthConsole
 import HealthDemo
 import HealthMCP
+import HealthOAuth
 import HealthService
 import HealthStore
 import HealthSupport
@@ -54,10 +55,21 @@ struct ServeCommand: AsyncParsableCommand {
     var allowInsecureGateway = false
     @Flag(name: .customLong("no-console"), help: "Do not serve the web console.")
     var noConsole = false
+    @Option(name: .customLong("mcp-public-url"),
+            help: "The MCP endpoint's URL as agents reach it through a reverse proxy or tunnel (https://HOST[/mcp]): OAuth's resource and issuer; every request then needs a token.")
+    var mcpPublicURL: String?
+    @Flag(name: .customLong("oauth-dynamic-registration"),
+          help: "Let MCP clients register themselves with OAuth (RFC 7591); off by default (Client ID Metadata Documents only).")
+    var oauthDynamicRegistration = false
 
     func validate() throws {
         guard (0...65_535).contains(mcpPort) else { throw ValidationError("--mcp-port must be between 0 and 65535") }
         if let mcpToken, mcpToken.count < 16 { throw ValidationError("--mcp-token must be at least 16 characters") }
+        if let mcpPublicURL {
+            do { _ = try OAuthServer.resourceURL(publicURL: mcpPublicURL) } catch {
+                throw ValidationError("--mcp-public-url: \(error.message)")
+            }
+        }
         if let gateway = gateway ?? ProcessInfo.processInfo.environment["OPENCLAW_GATEWAY_URL"] {
             do { try GatewayURLPolicy.check(gateway, allowInsecure: allowInsecureGateway) } catch {
                 throw ValidationError("--gateway: \(error)")
@@ -150,8 +162,13 @@ struct ServeCommand: AsyncParsableCommand {
             Output.stderr("Listening beyond loopback: clients need the bearer token \(stored.created ? "just generated in" : "in") \(stored.file.path)")
         }
         let router = Router()
-        ServeCommand.addRoutes(to: router, service: shared.service, bearerToken: bearer, loopbackOnly: loopback)
         let home = shared.home.directory
+        let consoleOn = console != nil || consoleRedirect != nil
+        let oauth = try oauthServer(shared, consentOrigin: { consoleOn ? ConsoleRuntime.load(home: home)?.origin : nil })
+        oauth?.addRoutes(to: router)
+        ServeCommand.addRoutes(to: router, service: shared.service, bearerToken: bearer,
+                               loopbackOnly: loopback && (mcpPublicURL.map { Loopback.isLoopback(URLComponents(string: $0)?.host ?? "") } ?? true),
+                               authorizer: oauth?.authorizer(staticToken: bearer, anonymous: loopback && bearer == nil && mcpPublicURL == nil))
         if let console {
             console.addRoutes(to: router)
         } else if let consoleRedirect {
@@ -190,11 +207,34 @@ struct ServeCommand: AsyncParsableCommand {
 
     /// Every route the MCP listener hosts.
     static func addRoutes(to router: Router<BasicRequestContext>, service: HealthService, bearerToken: String?,
-                          loopbackOnly: Bool) {
+                          loopbackOnly: Bool, authorizer: (any MCPRequestAuthorizer)? = nil) {
         let toolbox = HealthToolbox(service: service, logger: CLILog.logger)
         HealthMCPHTTP.addRoutes(to: router, toolbox: toolbox,
-                                options: .init(bearerToken: bearerToken, loopbackOnly: loopbackOnly),
+                                options: .init(bearerToken: bearerToken, loopbackOnly: loopbackOnly, authorizer: authorizer),
                                 logger: CLILog.logger)
+    }
+
+    /// OAuth 2.1 for the MCP endpoint (docs/oauth.md): with `--mcp-public-url` for that URL, else on a loopback
+    /// listener for its own loopback URL; nil beyond loopback without a public URL (no TLS in front: the static
+    /// bearer token stays the only way in).
+    func oauthServer(_ shared: SharedPieces, consentOrigin: @escaping @Sendable () -> String?) throws -> OAuthServer? {
+        let resource: String
+        if let mcpPublicURL {
+            resource = try OAuthServer.resourceURL(publicURL: mcpPublicURL)
+        } else if Loopback.isLoopback(mcpBind) {
+            let host = mcpBind == "localhost" ? "127.0.0.1" : (mcpBind.contains(":") ? "[\(mcpBind)]" : mcpBind)
+            resource = "http://\(host):\(mcpPort)/mcp"
+        } else {
+            Output.stderr("OAuth: off. Beyond loopback it needs TLS in front: put a reverse proxy or tunnel there and pass --mcp-public-url https://… (docs/oauth.md).")
+            return nil
+        }
+        let loopbackResource = Loopback.isLoopback(URLComponents(string: resource)?.host ?? "")
+        Output.stderr("OAuth: resource \(resource), issuer \(HealthService.issuer(ofResource: resource))\(oauthDynamicRegistration ? ", dynamic registration on" : "")")
+        return OAuthServer(service: shared.service,
+                           configuration: .init(resource: resource, consentOrigin: consentOrigin,
+                                                dynamicRegistration: oauthDynamicRegistration,
+                                                allowLoopbackClients: loopbackResource),
+                           logger: CLILog.logger)
     }
 }
 
@@ -205,11 +245,13 @@ struct SharedPieces: Sendable {
 
     static func open(_ options: StoreOptions, demo: Bool) async throws -> SharedPieces {
         let home = try options.resolveHome()
-        let store = try options.openStore()
+        let store = try await options.openStore()
         if demo {
             let report = try await DemoGenerator(days: 60, end: Date(), timeZone: .current).populate(store)
             Output.stderr("Demo data: \(report.samples) samples and \(report.workouts) workouts over 60 days, up to now.")
         }
+        Output.stderr("Store: " + (options.storeLocation.map { StoreCopyCommand.redacted($0, person: options.personID) } ?? home.storeURL.path)
+                      + (options.personID.map { " (person \($0))" } ?? ""))
         return SharedPieces(home: home, service: try await HealthService.open(
             store: store, access: try AccessStore.open(home: home.directory), logger: CLILog.logger))
     }

@@ -4,6 +4,7 @@ import HealthAccess
 import HealthModel
 import HealthService
 import HealthStore
+import HealthStorePostgres
 import HealthSupport
 
 /// Where the store is, for every command that opens it.
@@ -11,7 +12,16 @@ struct StoreOptions: ParsableArguments {
     @Option(name: .long, help: "The data directory (default: $HEALTHBRIDGE_HOME, else XDG data home).")
     var home: String?
 
-    func resolveHome() throws -> HealthBridgeHome {
+    @Option(name: .customLong("store"),
+            help: "The health data store: a postgres:// URL (several people, several app servers on one database), or a SQLite file (default: $HEALTHBRIDGE_STORE, else health.sqlite in the data directory).")
+    var storeURL: String?
+
+    @Option(name: .long,
+            help: "The person whose data this is (default: $HEALTHBRIDGE_PERSON, else the household's owner); `healthbridge people` lists them.")
+    var person: String?
+
+    /// The household's data directory: `--home`, else the environment's.
+    func resolveHouseholdHome() throws -> HealthBridgeHome {
         try HealthError.mappingPrivateFile {
             if let home {
                 let resolved = HealthBridgeHome(directory: URL(fileURLWithPath: home, isDirectory: true))
@@ -22,17 +32,71 @@ struct StoreOptions: ParsableArguments {
         }
     }
 
-    func openStore() throws -> SQLiteHealthStore {
-        try SQLiteHealthStore(location: .file(resolveHome().storeURL), logger: CLILog.logger)
+    /// The person a command acts on: `--person`, else `$HEALTHBRIDGE_PERSON`, else nil (the owner).
+    var personID: String? {
+        if let person, !person.isEmpty { return person }
+        if let env = ProcessInfo.processInfo.environment["HEALTHBRIDGE_PERSON"], !env.isEmpty { return env }
+        return nil
+    }
+
+    /// The data directory of the person a command acts on: the household's for the owner, `people/<id>/` for the others.
+    func resolveHome() throws -> HealthBridgeHome {
+        let household = try resolveHouseholdHome()
+        guard let personID else { return household }
+        return try Household(home: household).home(of: personID)
+    }
+
+    /// The store a command names: `--store`, else `$HEALTHBRIDGE_STORE`, else the SQLite file of the data directory.
+    var storeLocation: String? {
+        if let storeURL, !storeURL.isEmpty { return storeURL }
+        if let env = ProcessInfo.processInfo.environment["HEALTHBRIDGE_STORE"], !env.isEmpty { return env }
+        return nil
+    }
+
+    /// Opens the named store: PostgreSQL for a `postgres://` URL, else SQLite (a path, or the data directory's file).
+    func openStore() async throws -> any HealthStore {
+        try await Self.openStore(storeLocation, home: resolveHome(), person: personID)
+    }
+
+    /// Opens a store by location, as `--store` and `store copy --to` take it. A person other than the owner has a
+    /// store of their own: on SQLite the file of their data directory (or the path given), on PostgreSQL a schema
+    /// of their own (`<schema>_<person>`), so that no table holds two people's rows.
+    static func openStore(_ location: String?, home: HealthBridgeHome, person: String?) async throws -> any HealthStore {
+        guard let location else {
+            return try SQLiteHealthStore(location: .file(home.storeURL), logger: CLILog.logger)
+        }
+        if PostgresStoreConfiguration.isPostgresURL(location) {
+            return try await PostgresHealthStore(configuration: try postgresConfiguration(location, person: person),
+                                                 logger: CLILog.logger)
+        }
+        let url = URL(fileURLWithPath: (location as NSString).expandingTildeInPath)
+        return try HealthError.mappingPrivateFile { try SQLiteHealthStore(location: .file(url), logger: CLILog.logger) }
     }
 
     /// The service, acting for the owner (the person at this machine's command line), on the data directory's
     /// access state (pairing, clients, sharing, tokens, audit log), reporting writes and deletes to its audit log.
     func openService() async throws -> HealthService {
         let home = try resolveHome()
-        let store = try SQLiteHealthStore(location: .file(home.storeURL), logger: CLILog.logger)
+        let store = try await Self.openStore(storeLocation, home: home, person: personID)
         return try await HealthService.open(store: store, access: try AccessStore.open(home: home.directory),
                                             logger: CLILog.logger)
+    }
+}
+
+extension StoreOptions {
+    /// A PostgreSQL URL's configuration for a person: the owner's schema as given, another person's suffixed with
+    /// their id (`healthbridge_alex`).
+    static func postgresConfiguration(_ url: String, person: String?) throws -> PostgresStoreConfiguration {
+        var configuration = try PostgresStoreConfiguration(url: url)
+        if let person, person != Household.ownerID {
+            let schema = configuration.schema + "_" + person.replacingOccurrences(of: "-", with: "_")
+            guard PostgresStoreConfiguration.isIdentifier(schema) else {
+                throw HealthError(.invalidArgument, "the schema '\(configuration.schema)' with the person '\(person)' is longer than PostgreSQL's 63 characters",
+                                  argument: "store")
+            }
+            configuration.schema = schema
+        }
+        return configuration
     }
 }
 

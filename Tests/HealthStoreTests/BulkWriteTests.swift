@@ -6,6 +6,7 @@ import Testing
 
 /// Issue 16: while an import runs, WAL checkpoints happen on another connection (the writer never waits for their
 /// fsyncs), the WAL stays bounded, nothing is lost, and the writer gets SQLite's auto-checkpoint back afterwards.
+/// SQLite only: WAL checkpoints and the writer's pragmas are the SQLite store's internals.
 @Suite("Bulk writes")
 struct BulkWriteTests {
     static func autocheckpoint(_ store: SQLiteHealthStore) async throws -> Int? {

@@ -1,32 +1,36 @@
 import Foundation
 import Testing
+import HealthBridgeTesting
 import HealthModel
 import HealthStore
 
 @Suite struct ChangeNotificationTests {
-    @Test func aSaveInTheSameProcessIsAnnouncedWithItsTypes() async throws {
-        let store = try SQLiteHealthStore.inMemory()
-        let stream = store.changeNotifications()
-        _ = try await store.save([qty(0, 60, 1), qty("heartRate", 0, 0, 60, unit: "count/min", source: watchSource)])
-        let note = await notification(on: stream, containing: "stepCount", within: 10)
-        #expect(note == ChangeNotification(types: ["stepCount", "heartRate"], anchor: 2))
+    @Test(arguments: TestStores.kinds)
+    func aSaveInTheSameProcessIsAnnouncedWithItsTypes(kind: TestStoreKind) async throws {
+        try await TestStores.withStore(kind) { store in
+            let stream = store.changeNotifications()
+            _ = try await store.save([qty(0, 60, 1), qty("heartRate", 0, 0, 60, unit: "count/min", source: watchSource)])
+            let note = await notification(on: stream, containing: "stepCount", within: 10)
+            #expect(note == ChangeNotification(types: ["stepCount", "heartRate"], anchor: 2))
 
-        // Deletes are announced too.
-        let deletes = store.changeNotifications()
-        _ = try await store.delete(uuids: [qty(0, 60, 1).uuid])
-        #expect(await notification(on: deletes, containing: "stepCount", within: 10)
-                == ChangeNotification(types: ["stepCount"], anchor: 3))
+            // Deletes are announced too.
+            let deletes = store.changeNotifications()
+            _ = try await store.delete(uuids: [qty(0, 60, 1).uuid])
+            #expect(await notification(on: deletes, containing: "stepCount", within: 10)
+                    == ChangeNotification(types: ["stepCount"], anchor: 3))
 
-        let workouts = store.changeNotifications()
-        _ = try await store.save(workouts: [HealthWorkout(activityType: "yoga", start: at(0), end: at(60), source: phoneSource)])
-        #expect(await notification(on: workouts, containing: "workout", within: 10)?.anchor == 4)
+            let workouts = store.changeNotifications()
+            _ = try await store.save(workouts: [HealthWorkout(activityType: "yoga", start: at(0), end: at(60), source: phoneSource)])
+            #expect(await notification(on: workouts, containing: "workout", within: 10)?.anchor == 4)
+        }
     }
 
-    @Test func aSaveThroughASecondInstanceOnTheSameFileIsNoticed() async throws {
-        try await withTemporaryDirectory { dir in
-            let url = dir.appendingPathComponent("health.sqlite")
-            let first = try SQLiteHealthStore(location: .file(url))
-            let second = try SQLiteHealthStore(location: .file(url))  // stands in for another process
+    /// SQLite: two instances on one file; PostgreSQL: two stores on one schema (LISTEN/NOTIFY between them).
+    @Test(arguments: TestStores.kinds)
+    func aSaveThroughASecondInstanceOnTheSameStoreIsNoticed(kind: TestStoreKind) async throws {
+        try await TestStores.withPlace(kind) { place in
+            let first = try await place.open()
+            let second = try await place.open()  // stands in for another process
 
             let stream = first.changeNotifications()
             _ = try await second.save([qty("heartRate", 0, 0, 61, unit: "count/min", source: watchSource)])

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Synchronization
 import Testing
+import HealthBridgeTesting
 import HealthModel
 @testable import HealthStore
 
@@ -15,6 +16,7 @@ final class Gate: Sendable {
 private struct Rollback: Error {}
 
 @Suite struct ConcurrencyTests {
+    /// SQLite only: it holds the store's GRDB writer inside an open transaction (internal API).
     /// The store's own writer sits inside an open write transaction (as it does for the whole of a large save) until
     /// the test lets it go. Reads issued meanwhile must complete, and see the committed state: if reads queued behind
     /// the writer, they would only return after the release, and the test would see that.
@@ -66,10 +68,12 @@ private struct Rollback: Error {}
         }
     }
 
-    /// Reads issued while a large save runs see the store before the save or after it, never half of it.
-    @Test func aLargeSaveIsAllOrNothingToConcurrentReaders() async throws {
-        try await withTemporaryDirectory { dir in
-            let store = try SQLiteHealthStore(location: .file(dir.appendingPathComponent("health.sqlite")))
+    /// Reads issued while a large save runs see the store before the save or after it, never half of it. On every
+    /// store (SQLite: a file store, readers on their own connections).
+    @Test(arguments: TestStores.kinds)
+    func aLargeSaveIsAllOrNothingToConcurrentReaders(kind: TestStoreKind) async throws {
+        try await TestStores.withPlace(kind) { place in
+            let store = try await place.open()
             let count = 100_000
             let big = (0..<count).map { i in
                 HealthSample(uuid: UUID(), type: "stepCount", start: at(Double(i)), end: at(Double(i) + 1),
@@ -77,7 +81,9 @@ private struct Rollback: Error {}
             }
             let save = Task { try await store.save(big) }
             var counts: Set<Int> = []
-            while true {
+            // A failed save ends the wait at the deadline; `save.value` below reports its error.
+            let deadline = ContinuousClock.now + .seconds(300)
+            while ContinuousClock.now < deadline {
                 let total = try await store.typeSummaries().first { $0.type == "stepCount" }?.count ?? 0
                 counts.insert(total)
                 if total == count { break }

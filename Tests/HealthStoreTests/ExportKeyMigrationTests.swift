@@ -6,6 +6,7 @@ import Testing
 
 /// The `v3-export-key-creation` migration: export samples stored under the version-1 natural UUID get the
 /// version-2 one (with the creation date); every other UUID is left alone.
+/// SQLite only: a migration of the SQLite schema (rekeying stored export samples).
 @Suite("Export natural key migration")
 struct ExportKeyMigrationTests {
     static let exportPhone = HealthSource(

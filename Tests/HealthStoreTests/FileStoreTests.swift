@@ -4,6 +4,7 @@ import Testing
 import HealthModel
 import HealthStore
 
+/// SQLite only: the store file itself (foreign, corrupt or newer files, permissions, the WAL, racing opens).
 @Suite struct FileStoreTests {
     @Test func aFileThatIsNotSQLiteIsRefusedAndLeftUntouched() async throws {
         try await withTemporaryDirectory { dir in

@@ -13,6 +13,7 @@ import Darwin
 
 /// Issue 17, finding 9: the data directory is 0700 even when it already existed wider, and secrets and the store are
 /// 0600 from their first byte whatever the umask.
+/// SQLite only: file and directory modes of the data home and the store file.
 @Suite("Permissions", .serialized)
 struct PermissionsTests {
     static func mode(_ path: String) -> Int {

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import HealthBridgeTesting
 import HealthModel
 import Testing
 @testable import HealthStore
@@ -16,24 +17,26 @@ import Testing
         }
     }
 
-    @Test func presentTypesAreTheSummariesTypes() async throws {
-        let store = try SQLiteHealthStore.inMemory()
-        #expect(try await store.presentTypes().isEmpty)
-        let heart = HealthSample(type: "heartRate", start: at(0), end: at(0), value: .quantity(61, unit: "count/min"),
-                                 source: Self.phone)
-        try await store.save(Self.steps(50) + [heart])
-        try await store.save(workouts: [HealthWorkout(activityType: "running", start: at(0), end: at(1_800),
-                                                      source: Self.phone)])
-        let present = try await store.presentTypes()
-        #expect(present == ["heartRate", "stepCount", "workout"])
-        #expect(present == Set(try await store.typeSummaries().map(\.type)))
+    @Test(arguments: TestStores.kinds) func presentTypesAreTheSummariesTypes(kind: TestStoreKind) async throws {
+        try await TestStores.withStore(kind) { store in
+            #expect(try await store.presentTypes().isEmpty)
+            let heart = HealthSample(type: "heartRate", start: at(0), end: at(0), value: .quantity(61, unit: "count/min"),
+                                     source: Self.phone)
+            try await store.save(Self.steps(50) + [heart])
+            try await store.save(workouts: [HealthWorkout(activityType: "running", start: at(0), end: at(1_800),
+                                                          source: Self.phone)])
+            let present = try await store.presentTypes()
+            #expect(present == ["heartRate", "stepCount", "workout"])
+            #expect(present == Set(try await store.typeSummaries().map(\.type)))
 
-        // A type whose samples were all deleted is interned still, but no longer present.
-        try await store.delete(uuids: [heart.uuid])
-        #expect(try await store.presentTypes() == ["stepCount", "workout"])
-        #expect(try await store.presentTypes() == Set(try await store.typeSummaries().map(\.type)))
+            // A type whose samples were all deleted is interned still, but no longer present.
+            try await store.delete(uuids: [heart.uuid])
+            #expect(try await store.presentTypes() == ["stepCount", "workout"])
+            #expect(try await store.presentTypes() == Set(try await store.typeSummaries().map(\.type)))
+        }
     }
 
+    /// SQLite only: its query plan (`EXPLAIN QUERY PLAN`).
     /// The query plan searches the scan indexes by type; it never scans the samples or the correlations.
     @Test func presentTypesProbesTheIndexesAndScansNoSamples() async throws {
         let store = try SQLiteHealthStore.inMemory()

@@ -5,6 +5,8 @@ import HealthModel
 
 @testable import HealthStore
 
+/// SQLite only: the packed column form, `BulkImportStore`'s route columns and the first store format are SQLite's.
+/// What every store must do with routes (points paged, replaced, bit for bit) is in ``WorkoutTests``.
 @Suite("Routes: packed columns, paging, stores of the first format")
 struct RouteStorageTests {
     /// Points with every field, one without optional values, and awkward doubles.

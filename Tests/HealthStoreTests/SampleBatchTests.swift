@@ -3,6 +3,7 @@ import Testing
 import HealthModel
 import HealthStore
 
+/// SQLite only: `SampleBatch` is `BulkImportStore`'s packed form, which only the SQLite store adopts.
 @Suite struct SampleBatchTests {
     /// Samples of every shape: quantity, category, no value; with and without metadata, creation date, offset,
     /// time zone and sync identifier; several types, sources and units, interleaved.

@@ -1,0 +1,324 @@
+import Foundation
+import HealthModel
+import HealthStore
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// The PostgreSQL ``HealthStore``: many people and several app servers on one database, with exactly the
+/// semantics of ``SQLiteHealthStore`` (sync identifiers and versions, tombstones, gap-free anchors, priority order).
+///
+/// A pool of connections (postgres-nio's `PostgresClient`, run by a task the store owns) serves every call; every
+/// table lives in the configured schema (each connection's `search_path`). Every write transaction first locks the
+/// one change-counter row, so writers serialize there and anchors are gap-free and in commit order, as in SQLite;
+/// readers are never blocked. Commits are announced with `NOTIFY <schema>_changes`, which every store on the schema
+/// (this process or another) turns into ``changeNotifications()``.
+///
+/// When the database cannot be reached, every call throws ``HealthError`` `.storeUnavailable` within
+/// ``PostgresStoreConfiguration/acquireTimeout`` and works again by itself once PostgreSQL is back.
+///
+/// ```swift
+/// let configuration = try PostgresStoreConfiguration(url: "postgres://hb@127.0.0.1:5432/health")
+/// let store = try await PostgresHealthStore(configuration: configuration, logger: logger)
+/// try await store.save(samples)
+/// await store.close()
+/// ```
+public final class PostgresHealthStore: BulkImportStore {
+    public let configuration: PostgresStoreConfiguration
+    let logger: Logger
+    /// The pool and the task running it; replaced by a fresh pool after an outage (see ``recoverFromOutage()``).
+    let pool: Mutex<(client: PostgresClient, runner: Task<Void, Never>?)>
+    /// The task probing PostgreSQL after a call found it unavailable.
+    let recovery = Mutex<Task<Void, Never>?>(nil)
+    var client: PostgresClient { pool.withLock { $0.client } }
+    let closed = Mutex(false)
+    /// Types, units and sources by database id, filled lazily; only committed ids enter it.
+    let interned = Mutex(PostgresInternTable())
+    let observers = Mutex(PostgresObserverTable())
+
+    /// The owner's person id: the default of every `person_id` column until people arrive.
+    public static let ownerPersonID = "00000000-0000-0000-0000-000000000000"
+    static let ownerUUID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+
+    /// Connects, creates the schema if it is missing and runs the migrations.
+    ///
+    /// - Throws: ``HealthError`` `.storeUnavailable` when PostgreSQL cannot be reached within the acquire timeout or
+    ///   the schema was written by a newer HealthBridge.
+    public init(configuration: PostgresStoreConfiguration, logger: Logger) async throws {
+        self.configuration = configuration
+        self.logger = logger
+        let client = PostgresClient(configuration: Self.clientConfiguration(configuration), backgroundLogger: logger)
+        pool = Mutex((client, Task { await client.run() }))
+        do {
+            try await migrate()
+        } catch {
+            await close()
+            throw error
+        }
+    }
+
+    /// Ends the pool's connections and the change listener; safe to call twice.
+    public func close() async {
+        let alreadyClosed = closed.withLock { value -> Bool in
+            defer { value = true }
+            return value
+        }
+        if alreadyClosed { return }
+        let listener = observers.withLock { table -> Task<Void, Never>? in
+            let task = table.listener
+            table.listener = nil
+            for continuation in table.continuations.values { continuation.finish() }
+            table.continuations = [:]
+            return task
+        }
+        listener?.cancel()
+        recovery.withLock { $0?.cancel() }
+        let task = pool.withLock { pool -> Task<Void, Never>? in
+            defer { pool.runner = nil }
+            return pool.runner
+        }
+        task?.cancel()
+        await task?.value
+        await listener?.value
+    }
+
+    deinit {
+        pool.withLock { $0.runner?.cancel() }
+        recovery.withLock { $0?.cancel() }
+        observers.withLock { $0.listener?.cancel() }
+    }
+
+    /// Starts (once at a time) a probe of PostgreSQL after a call found it unavailable: once a connection of its own
+    /// succeeds again after failing, the pool is replaced by a fresh one, so that the calls work at once instead of
+    /// after the pool's own reconnection backoff (which grows to a minute during a long outage). A pool that was
+    /// only busy (the probe connects at the first try) is left alone.
+    func recoverFromOutage() {
+        recovery.withLock { task in
+            guard task == nil, !closed.withLock({ $0 }) else { return }
+            task = Task { [weak self] in
+                await self?.probeUntilBack()
+                self?.recovery.withLock { $0 = nil }
+            }
+        }
+    }
+
+    private func probeUntilBack() async {
+        var sawOutage = false
+        while !Task.isCancelled, !closed.withLock({ $0 }) {
+            do {
+                let connection = try await Self.connect(configuration, logger: logger)
+                try? await connection.close()
+                break
+            } catch {
+                sawOutage = true
+                try? await Task.sleep(for: .milliseconds(250))
+            }
+        }
+        guard sawOutage, !Task.isCancelled, !closed.withLock({ $0 }) else { return }
+        let fresh = PostgresClient(configuration: Self.clientConfiguration(configuration), backgroundLogger: logger)
+        let old = pool.withLock { pool -> Task<Void, Never>? in
+            guard pool.runner != nil else { return nil }  // closed meanwhile
+            let old = pool.runner
+            pool = (fresh, Task { await fresh.run() })
+            return old
+        }
+        old?.cancel()
+        logger.info("PostgreSQL is back; the store opened a fresh connection pool")
+    }
+
+    /// Drops the store's schema with everything in it (tests; `store copy` back to SQLite never does).
+    ///
+    /// ```swift
+    /// try await PostgresHealthStore.dropSchema(configuration: configuration, logger: logger)
+    /// ```
+    public static func dropSchema(configuration: PostgresStoreConfiguration, logger: Logger) async throws {
+        let connection = try await connect(configuration, logger: logger)
+        defer { Task { try? await connection.close() } }
+        do {
+            try await connection.query(PostgresQuery(unsafeSQL: "DROP SCHEMA IF EXISTS \(configuration.schema) CASCADE"),
+                                       logger: logger)
+        } catch {
+            throw mapError(error)
+        }
+    }
+
+    // MARK: Connections
+
+    static func tls(_ mode: PostgresStoreConfiguration.TLSMode) -> PostgresClient.Configuration.TLS {
+        switch mode {
+        case .disable: return .disable
+        case .prefer: return .prefer(.makeClientConfiguration())
+        case .require: return .require(.makeClientConfiguration())
+        }
+    }
+
+    /// `healthbridge <schema>`: what `pg_stat_activity` shows for the store's connections.
+    public static func applicationName(_ configuration: PostgresStoreConfiguration) -> String {
+        "healthbridge " + configuration.schema
+    }
+
+    static func clientConfiguration(_ configuration: PostgresStoreConfiguration) -> PostgresClient.Configuration {
+        var result = PostgresClient.Configuration(host: configuration.host, port: configuration.port,
+                                                  username: configuration.username, password: configuration.password,
+                                                  database: configuration.database, tls: tls(configuration.tls))
+        result.options.connectTimeout = configuration.acquireTimeout
+        result.options.maximumConnections = configuration.maximumConnections
+        result.options.additionalStartupParameters = [("search_path", configuration.schema),
+                                                      ("application_name", applicationName(configuration))]
+        result.options.keepAliveBehavior = .init(frequency: .seconds(15))
+        return result
+    }
+
+    /// A connection of its own (the change listener, ``dropSchema(configuration:logger:)``), within the acquire
+    /// timeout.
+    static func connect(_ configuration: PostgresStoreConfiguration, logger: Logger) async throws -> PostgresConnection {
+        let tlsMode: PostgresConnection.Configuration.TLS
+        switch configuration.tls {
+        case .disable: tlsMode = .disable
+        case .prefer, .require:
+            do {
+                let context = try NIOSSLContext(configuration: .makeClientConfiguration())
+                tlsMode = configuration.tls == .prefer ? .prefer(context) : .require(context)
+            } catch {
+                throw HealthError(.storeUnavailable, "cannot set up TLS for PostgreSQL")
+            }
+        }
+        var connectionConfiguration = PostgresConnection.Configuration(
+            host: configuration.host, port: configuration.port, username: configuration.username,
+            password: configuration.password, database: configuration.database, tls: tlsMode)
+        let seconds = configuration.acquireTimeout.components.seconds
+        connectionConfiguration.options.connectTimeout = .seconds(max(1, seconds))
+        connectionConfiguration.options.additionalStartupParameters = [("search_path", configuration.schema),
+                                                                       ("application_name", applicationName(configuration))]
+        do {
+            return try await PostgresConnection.connect(configuration: connectionConfiguration,
+                                                        id: Int.random(in: 1...Int(Int32.max)), logger: logger)
+        } catch {
+            throw mapError(error)
+        }
+    }
+
+    /// Runs `body` on a pooled connection. Acquiring it fails with `.storeUnavailable` after the acquire timeout
+    /// instead of waiting for PostgreSQL to come back; every database error is mapped to a ``HealthError``.
+    func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        if closed.withLock({ $0 }) {
+            throw HealthError(.storeUnavailable, "the PostgreSQL store is closed")
+        }
+        let acquired = AcquiredFlag()
+        let timeout = configuration.acquireTimeout
+        let client = self.client
+        do {
+            return try await withThrowingTaskGroup(of: T?.self) { group in
+                group.addTask {
+                    try await client.withConnection { connection in
+                        acquired.set()
+                        return try await body(connection)
+                    }
+                }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    if !acquired.isSet {
+                        throw HealthError(.storeUnavailable,
+                                          "PostgreSQL did not answer within \(timeout); try again when the database is back",
+                                          hint: nil)
+                    }
+                    return nil
+                }
+                while let next = try await group.next() {
+                    if let value = next {
+                        group.cancelAll()
+                        return value
+                    }
+                }
+                throw HealthError(.internalError, "a PostgreSQL call ended without a result")
+            }
+        } catch {
+            let mapped = Self.mapError(error)
+            if (mapped as? HealthError)?.code == .storeUnavailable { recoverFromOutage() }
+            throw mapped
+        }
+    }
+
+    /// Runs `body` in one transaction (`BEGIN` … `COMMIT`, `ROLLBACK` when it throws). Writes take the change
+    /// counter's row lock first (see ``lockSequence(_:)``).
+    func transaction<T: Sendable>(readOnly: Bool = false,
+                                  _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        let logger = self.logger
+        return try await withConnection { connection in
+            try await connection.query(readOnly ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN",
+                                       logger: logger)
+            do {
+                let value = try await body(connection)
+                try await connection.query("COMMIT", logger: logger)
+                return value
+            } catch {
+                _ = try? await connection.query("ROLLBACK", logger: logger)
+                throw error
+            }
+        }
+    }
+
+    /// A write transaction: the intern entries it made reach the shared cache only once it has committed.
+    func write<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection, WriteContext) async throws -> T) async throws -> T {
+        let context = WriteContext()
+        let value = try await transaction { connection in try await body(connection, context) }
+        interned.withLock { $0.merge(context.pending.withLock { $0 }) }
+        return value
+    }
+
+    // MARK: Errors
+
+    /// Maps a database or pool error to the one error vocabulary, never with SQL text or values.
+    static func mapError(_ error: any Error) -> any Error {
+        if let error = error as? HealthError { return error }
+        if error is CancellationError { return error }
+        if let transactionError = error as? PostgresTransactionError {
+            if let inner = transactionError.closureError { return mapError(inner) }
+            if let inner = transactionError.commitError { return mapError(inner) }
+            if let inner = transactionError.beginError { return mapError(inner) }
+        }
+        guard let error = error as? PSQLError else {
+            return HealthError(.storeUnavailable, "PostgreSQL cannot be reached (\(type(of: error)))")
+        }
+        switch error.code {
+        case .server:
+            let state = error.serverInfo?[.sqlState] ?? ""
+            switch state {
+            case "23505":
+                return HealthError(.conflict, "the object is already stored (a unique key of the PostgreSQL store)")
+            case _ where state.hasPrefix("23"):
+                return HealthError(.invalidArgument, "the PostgreSQL store refused a value (constraint \(state))")
+            case _ where state.hasPrefix("22"):
+                return HealthError(.invalidArgument, "the PostgreSQL store refused a value (data exception \(state))")
+            case "40001", "40P01":
+                return HealthError(.storeUnavailable, "the PostgreSQL store was busy (\(state)); try again")
+            case _ where state.hasPrefix("08") || state.hasPrefix("57") || state.hasPrefix("53"):
+                return HealthError(.storeUnavailable, "PostgreSQL is unavailable (\(state)); try again when it is back")
+            case "3F000", "42P01":
+                return HealthError(.storeUnavailable, "the PostgreSQL store's schema is missing (\(state))")
+            case "28000", "28P01":
+                return HealthError(.storeUnavailable, "PostgreSQL refused the store's credentials (\(state))")
+            default:
+                return HealthError(.internalError, "the PostgreSQL store failed (SQLSTATE \(state))")
+            }
+        case .tooManyParameters:
+            return HealthError(.invalidArgument, "too many values in one PostgreSQL statement")
+        case .queryCancelled:
+            return CancellationError()
+        default:
+            return HealthError(.storeUnavailable, "PostgreSQL cannot be reached (\(error.code)); try again when it is back")
+        }
+    }
+}
+
+/// What one write transaction interned: merged into the shared table after the commit, dropped on a rollback.
+final class WriteContext: Sendable {
+    let pending = Mutex(PostgresInternTable())
+}
+
+/// Whether a call has its connection yet (read by the call's timeout).
+final class AcquiredFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+    func set() { value.store(true, ordering: .sequentiallyConsistent) }
+    var isSet: Bool { value.load(ordering: .sequentiallyConsistent) }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import HealthModel
+
+/// Where a PostgreSQL store lives: a `postgres://` URL as `serve --store` and `store copy --to` take it.
+///
+/// `postgres://user:password@host:5432/database?schema=healthbridge&sslmode=disable` — every part but the host is
+/// optional (port 5432, user `postgres`, database named after the user, schema `healthbridge`). `schema` keeps one
+/// store's tables apart from another's in the same database (the tests give each test a schema of its own);
+/// `sslmode` is `disable` (the default on loopback), `prefer` or `require`.
+///
+/// ```swift
+/// let configuration = try PostgresStoreConfiguration(url: "postgres://hb@127.0.0.1:5432/health?schema=t1")
+/// configuration.schema   // "t1"
+/// ```
+public struct PostgresStoreConfiguration: Sendable, Hashable {
+    public enum TLSMode: String, Sendable, Hashable, CaseIterable {
+        case disable, prefer, require
+    }
+
+    public var host: String
+    public var port: Int
+    public var username: String
+    public var password: String?
+    public var database: String
+    public var schema: String
+    public var tls: TLSMode
+    /// How long a call waits for a connection (and a new connection for PostgreSQL's answer) before it throws
+    /// `.storeUnavailable`: a database that went away is reported at once, not waited for. URL: `connect_timeout`
+    /// in seconds (as libpq's).
+    public var acquireTimeout: Duration = .seconds(5)
+    /// The most connections the store's pool opens (the change listener has one more of its own).
+    public var maximumConnections: Int = 10
+
+    public init(host: String, port: Int = 5432, username: String = "postgres", password: String? = nil,
+                database: String? = nil, schema: String = "healthbridge", tls: TLSMode = .disable) {
+        self.host = host; self.port = port; self.username = username; self.password = password
+        self.database = database ?? username; self.schema = schema; self.tls = tls
+    }
+
+    /// Whether `string` names a PostgreSQL store (`postgres://` or `postgresql://`) rather than a path.
+    public static func isPostgresURL(_ string: String) -> Bool {
+        let lower = string.lowercased()
+        return lower.hasPrefix("postgres://") || lower.hasPrefix("postgresql://")
+    }
+
+    /// Parses a `postgres://` URL; a clear ``HealthError`` (`.invalidArgument`) names what is wrong.
+    public init(url string: String) throws {
+        guard Self.isPostgresURL(string), let components = URLComponents(string: string) else {
+            throw HealthError(.invalidArgument, "not a PostgreSQL URL (expected postgres://user@host:port/database)",
+                              argument: "store")
+        }
+        guard let host = components.host, !host.isEmpty else {
+            throw HealthError(.invalidArgument, "the PostgreSQL URL names no host", argument: "store")
+        }
+        if let port = components.port, !(1...65_535).contains(port) {
+            throw HealthError(.invalidArgument, "the PostgreSQL URL's port must be 1–65535", argument: "store")
+        }
+        let username = components.user.flatMap { $0.removingPercentEncoding ?? $0 } ?? "postgres"
+        let password = components.password.flatMap { $0.removingPercentEncoding ?? $0 }
+        var path = components.path
+        if path.hasPrefix("/") { path.removeFirst() }
+        let query = components.queryItems ?? []
+        var schema = "healthbridge"
+        var tls = TLSMode.disable
+        var timeout: Duration?
+        for item in query {
+            switch item.name {
+            case "schema":
+                guard let value = item.value, Self.isIdentifier(value) else {
+                    throw HealthError(.invalidArgument,
+                                      "schema must be a lower-case SQL identifier (letters, digits, _; at most 63)",
+                                      argument: "store")
+                }
+                schema = value
+            case "sslmode":
+                guard let value = item.value, let mode = TLSMode(rawValue: value) else {
+                    throw HealthError(.invalidArgument, "sslmode must be disable, prefer or require", argument: "store")
+                }
+                tls = mode
+            case "connect_timeout":
+                guard let value = item.value, let seconds = Int(value), (1...600).contains(seconds) else {
+                    throw HealthError(.invalidArgument, "connect_timeout must be 1–600 seconds", argument: "store")
+                }
+                timeout = .seconds(seconds)
+            default:
+                throw HealthError(.invalidArgument,
+                                  "unknown PostgreSQL URL parameter '\(item.name)' (schema, sslmode, connect_timeout)",
+                                  argument: "store")
+            }
+        }
+        self.init(host: host, port: components.port ?? 5432, username: username, password: password,
+                  database: path.isEmpty ? nil : (path.removingPercentEncoding ?? path), schema: schema, tls: tls)
+        if let timeout { acquireTimeout = timeout }
+    }
+
+    /// The URL without the password, for logs and `status`.
+    public var redactedDescription: String {
+        "postgres://\(username)@\(host):\(port)/\(database)?schema=\(schema)"
+    }
+
+    /// A lower-case SQL identifier that needs no quoting: `[a-z_][a-z0-9_]{0,62}`.
+    public static func isIdentifier(_ value: String) -> Bool {
+        guard let first = value.unicodeScalars.first, value.unicodeScalars.count <= 63 else { return false }
+        func letter(_ s: Unicode.Scalar) -> Bool { ("a"..."z").contains(s) || s == "_" }
+        return letter(first) && value.unicodeScalars.allSatisfy { letter($0) || ("0"..."9").contains($0) }
+    }
+}

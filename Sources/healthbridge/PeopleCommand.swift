@@ -1,0 +1,21 @@
+import ArgumentParser
+
+/// `healthbridge people …`: the people of a household, each kept strictly apart.
+struct PeopleCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "people",
+        abstract: "The people of this household: each has data, devices, grants and an audit log of their own.",
+        discussion: """
+            The data directory belongs to the household's owner (the person `owner`); every other person has a data \
+            directory of their own under people/<id>/. Every command acts on one person: --person ID (or \
+            $HEALTHBRIDGE_PERSON), the owner by default. Nothing crosses people: a device paired for one person, or \
+            an agent given one person's MCP endpoint, never sees another's data. On PostgreSQL each person has a \
+            schema of their own (<schema>_<id>).
+            Examples:
+              healthbridge people add "Alex Martin"
+              healthbridge import export.zip --person alex-martin
+              healthbridge serve --person alex-martin --api-port 8444 --mcp-port 8081
+            """,
+        subcommands: [PeopleListCommand.self, PeopleAddCommand.self, PeopleRemoveCommand.self],
+        defaultSubcommand: PeopleListCommand.self)
+}
