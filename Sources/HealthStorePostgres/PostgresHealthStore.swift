@@ -207,30 +207,35 @@ public final class PostgresHealthStore: BulkImportStore {
         let acquired = AcquiredFlag()
         let timeout = configuration.acquireTimeout
         let client = self.client
+        // The work runs in a task of its own and the caller waits for whichever comes first, the work or the acquire
+        // timeout: a task group would wait for its cancelled child, and the pool may not give up a lease request
+        // (its reconnection backoff grows to 60 s) when asked to, so the caller would hang with it.
+        let work = Task<T, any Error> {
+            try await client.withConnection { connection in
+                acquired.set()
+                return try await body(connection)
+            }
+        }
         do {
-            return try await withThrowingTaskGroup(of: T?.self) { group in
-                group.addTask {
-                    try await client.withConnection { connection in
-                        acquired.set()
-                        return try await body(connection)
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                    let first = FirstResult(continuation)
+                    let timer = Task {
+                        try? await Task.sleep(for: timeout)
+                        guard !Task.isCancelled, !acquired.isSet else { return }
+                        work.cancel()
+                        first.resume(.failure(HealthError(
+                            .storeUnavailable, "PostgreSQL did not answer within \(timeout); try again when the database is back",
+                            hint: nil)))
+                    }
+                    Task {
+                        let result = await work.result
+                        timer.cancel()
+                        first.resume(result)
                     }
                 }
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    if !acquired.isSet {
-                        throw HealthError(.storeUnavailable,
-                                          "PostgreSQL did not answer within \(timeout); try again when the database is back",
-                                          hint: nil)
-                    }
-                    return nil
-                }
-                while let next = try await group.next() {
-                    if let value = next {
-                        group.cancelAll()
-                        return value
-                    }
-                }
-                throw HealthError(.internalError, "a PostgreSQL call ended without a result")
+            } onCancel: {
+                work.cancel()
             }
         } catch {
             let mapped = Self.mapError(error)
@@ -317,6 +322,18 @@ final class WriteContext: Sendable {
 }
 
 /// Whether a call has its connection yet (read by the call's timeout).
+/// A continuation resumed once, by whichever of its racers comes first; the others are ignored.
+final class FirstResult<T: Sendable>: Sendable {
+    private let continuation: Mutex<CheckedContinuation<T, any Error>?>
+    init(_ continuation: CheckedContinuation<T, any Error>) { self.continuation = Mutex(continuation) }
+    func resume(_ result: Result<T, any Error>) {
+        continuation.withLock { pending in
+            pending?.resume(with: result)
+            pending = nil
+        }
+    }
+}
+
 final class AcquiredFlag: Sendable {
     private let value = Atomic<Bool>(false)
     func set() { value.store(true, ordering: .sequentiallyConsistent) }
