@@ -211,7 +211,7 @@ struct BatchPlan {
         var usedSources = [Bool](repeating: false, count: tables.sources.count)
         var usedUnits = [Bool](repeating: false, count: tables.units.count)
         for row in batch.rows {
-            try Self.validate(row, types: tables.types, sources: usedSources.count, units: usedUnits.count,
+            try SampleBatch.validate(row, types: tables.types, sources: usedSources.count, units: usedUnits.count,
                               textCount: batch.text.count)
             usedTypes[Int(row.type)] = true
             usedSources[Int(row.source)] = true
@@ -231,25 +231,6 @@ struct BatchPlan {
         }
     }
 
-    /// Refuses a row that points outside its batch or breaks a sample's invariants.
-    static func validate(_ row: SampleBatch.Row, types: [String], sources: Int, units: Int, textCount: Int) throws {
-        guard row.type >= 0, Int(row.type) < types.count, row.source >= 0, Int(row.source) < sources,
-              row.kind != .quantity || (row.unit >= 0 && Int(row.unit) < units) else {
-            throw HealthError(.invalidArgument, "sample \(row.uuid) refers to a type, source or unit its batch lacks; nothing was saved")
-        }
-        for range in [row.metadata, row.timeZone, row.syncIdentifier] where !range.isEmpty {
-            guard range.offset >= 0, range.count > 0, Int(range.offset) + Int(range.count) <= textCount else {
-                throw HealthError(.invalidArgument, "sample \(row.uuid) has text outside its batch; nothing was saved")
-            }
-        }
-        guard row.start <= row.end else {
-            throw HealthError(.invalidArgument,
-                              "sample \(row.uuid) of \(types[Int(row.type)]) ends before it starts; nothing was saved")
-        }
-        guard row.kind != .category || (row.value.isFinite && row.value == row.value.rounded()) else {
-            throw HealthError(.invalidArgument, "sample \(row.uuid) has a category value that is not an integer; nothing was saved")
-        }
-    }
 }
 
 /// What an insert accumulates: counts, the change number, per-type durations and the (type, source) pairs seen.

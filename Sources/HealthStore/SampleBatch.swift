@@ -272,3 +272,30 @@ struct RecentIndexes: Sendable {
         next = (next + 1) % 4
     }
 }
+
+extension SampleBatch {
+    /// Refuses a row that points outside its batch or breaks a sample's invariants: what every store checks before it
+    /// writes a packed batch (``BulkImportStore/save(_:)``).
+    ///
+    /// ```swift
+    /// for row in batch.rows { try SampleBatch.validate(row, types: types, sources: sources, units: units, textCount: text.count) }
+    /// ```
+    public static func validate(_ row: SampleBatch.Row, types: [String], sources: Int, units: Int, textCount: Int) throws {
+        guard row.type >= 0, Int(row.type) < types.count, row.source >= 0, Int(row.source) < sources,
+              row.kind != .quantity || (row.unit >= 0 && Int(row.unit) < units) else {
+            throw HealthError(.invalidArgument, "sample \(row.uuid) refers to a type, source or unit its batch lacks; nothing was saved")
+        }
+        for range in [row.metadata, row.timeZone, row.syncIdentifier] where !range.isEmpty {
+            guard range.offset >= 0, range.count > 0, Int(range.offset) + Int(range.count) <= textCount else {
+                throw HealthError(.invalidArgument, "sample \(row.uuid) has text outside its batch; nothing was saved")
+            }
+        }
+        guard row.start <= row.end else {
+            throw HealthError(.invalidArgument,
+                              "sample \(row.uuid) of \(types[Int(row.type)]) ends before it starts; nothing was saved")
+        }
+        guard row.kind != .category || (row.value.isFinite && row.value == row.value.rounded()) else {
+            throw HealthError(.invalidArgument, "sample \(row.uuid) has a category value that is not an integer; nothing was saved")
+        }
+    }
+}
