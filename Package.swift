@@ -86,6 +86,7 @@ let package = Package(
                 "HealthModel", "HealthStore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // Queries and statistics: buckets in a time zone, source-priority merge, sleep nights.
@@ -156,6 +157,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         // The local-network export client and wire protocol: API payloads, the pinned-TLS HTTPS client, the paired-server
@@ -335,7 +337,13 @@ let package = Package(
                                                              .product(name: "AsyncHTTPClient", package: "async-http-client"),
                                                              .product(name: "Hummingbird", package: "hummingbird"),
                                                              .product(name: "Logging", package: "swift-log"),
-                                                             .product(name: "NIOCore", package: "swift-nio")]),
+                                                             .product(name: "NIOCore", package: "swift-nio"),
+                                                             .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                                                             .product(name: "HummingbirdCore", package: "hummingbird"),
+                                                             .product(name: "HummingbirdTLS", package: "hummingbird"),
+                                                             .product(name: "X509", package: "swift-certificates"),
+                                                             .product(name: "SwiftASN1", package: "swift-asn1"),
+                                                             .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "PairedAPITests", dependencies: ["HealthBridgeTesting", "PairedAPI", "PairedAPIClient", "HealthAPI", "HealthService", "HealthAccess", "HealthStore", "HealthHTTP",
                                                               "HealthModel", .product(name: "Logging", package: "swift-log"),
                                                               .product(name: "NIOTLS", package: "swift-nio"),
@@ -363,6 +371,16 @@ let package = Package(
                                                                .product(name: "NIOPosix", package: "swift-nio")]),
         // The interfaces side by side: the built CLI, MCP, the HTTPS API and the node answer alike (parity), and the
         // CLI's output and exit codes.
+        // Issue 27: every credential made for one person, sent to every route of another person's servers, on
+        // SQLite and PostgreSQL.
+        .testTarget(name: "PeopleIsolationTests", dependencies: ["HealthBridgeTesting", "HealthService", "HealthAccess", "HealthStore",
+                                                                 "HealthStorePostgres", "HealthModel", "HealthAPI", "HealthHTTP",
+                                                                 "PairedAPI", "HealthMCP", "HealthOAuth", "HealthConsole", "HealthSupport",
+                                                                 .product(name: "Hummingbird", package: "hummingbird"),
+                                                                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                                                                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                                                                 .product(name: "Crypto", package: "swift-crypto"),
+                                                                 .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "InterfaceTests", dependencies: ["HealthBridgeTesting", "HealthService", "HealthAccess", "HealthMCP", "PairedAPI", "PairedAPIClient", "HealthAPI",
                                                            "GatewayNode", "HealthStore", "HealthModel",
                                                            .product(name: "MCP", package: "swift-sdk"),

@@ -113,3 +113,20 @@ class PinnedClient:
             raise RuntimeError("pairing failed: %s %s" % (status, answer))
         self.token = answer["token"]
         return answer
+
+
+def stop_and_drop(servers, work, psql, url, schema):
+    """Ends a PostgreSQL scenario: stops the servers still running, removes the work directory, and drops the
+    schema with the role HealthBridge made for its person (`hb_<schema>_<hash>`)."""
+    import shutil
+    for server in servers:
+        try:
+            server.stop()
+        except Exception:  # noqa: BLE001 - already killed
+            pass
+    shutil.rmtree(work, ignore_errors=True)
+    pattern = ("hb_" + schema + "_").replace("_", "\\_") + "%"
+    sql = ("DROP SCHEMA IF EXISTS %s CASCADE; DO $$ DECLARE r text; BEGIN FOR r IN SELECT rolname FROM pg_roles "
+           "WHERE rolname LIKE '%s' LOOP EXECUTE format('DROP OWNED BY %%I', r); EXECUTE format('DROP ROLE %%I', r); "
+           "END LOOP; END $$;" % (schema, pattern))
+    subprocess.run([psql, url.split("?")[0], "-q", "-c", sql], capture_output=True)

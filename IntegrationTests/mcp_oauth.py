@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """OAuth for the MCP endpoint with the official Python client's own OAuth support (issue 26).
 
-`healthbridge serve --demo --mcp-public-url http://127.0.0.1:PORT --oauth-dynamic-registration` on loopback (the
-Python client accepts a Client ID Metadata Document only at an https URL, so this run registers dynamically; the
-in-process Swift tests cover metadata documents). The client gets a 401, discovers the metadata, registers, and opens
-the authorization URL in headless Chromium, which is signed in to the console: the consent page is answered there
-(read stepCount only). Then: a read of stepCount has data and one of heartRate looks empty; a forced refresh rotates
-the refresh token; revocation makes the next call 401; after a restart with another public URL the token is refused
-(it was minted for another resource); the audit log has the events and no token.
+The client identifies itself with a Client ID Metadata Document: the test makes a self-signed certificate for
+127.0.0.1 (openssl), serves `https://127.0.0.1:PORT/client.json` from a Python https server, and starts
+`healthbridge serve --demo --mcp-public-url http://127.0.0.1:PORT --oauth-client-ca CERT` on loopback (no dynamic
+registration). The client gets a 401, discovers the metadata, uses its `client_metadata_url` as client_id (the
+server fetches the document over TLS, trusting the certificate through --oauth-client-ca), and opens the
+authorization URL in headless Chromium, which is signed in to the console: the consent page (naming the client and
+where its metadata came from) is answered there (read stepCount only). Then: a read of stepCount has data and one of
+heartRate looks empty; a forced refresh rotates the refresh token; revocation makes the next call 401; after a
+restart with another public URL (and --oauth-dynamic-registration) the token is refused (it was minted for another
+resource) and a short dynamic-registration flow works; the audit log has the events and no token.
 
     python3 IntegrationTests/mcp_oauth.py .build/debug/healthbridge
 """
@@ -17,6 +20,7 @@ import json
 import os
 import re
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -94,6 +98,48 @@ class Callback(http.server.BaseHTTPRequestHandler):
         pass
 
 
+class ClientDocument(http.server.BaseHTTPRequestHandler):
+    """The client's metadata document at https://127.0.0.1:PORT/client.json; keeps the paths asked for."""
+    document = b""
+    requests = []
+
+    def do_GET(self):
+        ClientDocument.requests.append(self.path)
+        if self.path != "/client.json":
+            self.send_response(404)
+            self.end_headers()
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(ClientDocument.document)))
+        self.end_headers()
+        self.wfile.write(ClientDocument.document)
+
+    def log_message(self, *args):
+        pass
+
+
+def document_server(directory, callback_port):
+    """A self-signed certificate for 127.0.0.1 and an https server of the client's metadata document: (server, url,
+    certificate path)."""
+    certificate, key = os.path.join(directory, "client-ca.pem"), os.path.join(directory, "client-key.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                    "-keyout", key, "-out", certificate, "-days", "2", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1", "-addext", "extendedKeyUsage=serverAuth"],
+                   check=True, capture_output=True)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), ClientDocument)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(certificate, key)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    url = "https://127.0.0.1:%d/client.json" % server.server_address[1]
+    ClientDocument.document = json.dumps({
+        "client_id": url, "client_name": "HealthBridge CI agent", "client_uri": "https://127.0.0.1/",
+        "redirect_uris": ["http://127.0.0.1:%d/callback" % callback_port], "token_endpoint_auth_method": "none",
+        "grant_types": ["authorization_code", "refresh_token"], "response_types": ["code"]}).encode()
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, url, certificate
+
+
 def raw_mcp(url, token):
     """One initialize with `token`: the HTTP status and WWW-Authenticate."""
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -109,13 +155,15 @@ def raw_mcp(url, token):
         return error.code, error.headers.get("WWW-Authenticate")
 
 
-def login_link(server):
+def login_link(server, previous=None):
+    """The last one-time console link `serve` printed (the log is appended to across restarts): one other than
+    `previous`."""
     deadline = time.time() + 60
     while time.time() < deadline:
         with open(server.log.name, errors="replace") as handle:
-            found = re.search(r"HealthBridge console: (http://\S+)", handle.read())
-        if found:
-            return found.group(1)
+            found = re.findall(r"HealthBridge console: (http://\S+)", handle.read())
+        if found and found[-1] != previous:
+            return found[-1]
         time.sleep(0.2)
     raise RuntimeError("serve printed no console link")
 
@@ -133,14 +181,21 @@ def browser(address):
     return webdriver.Chrome(options=options, service=service)
 
 
-async def flow(url, driver, callback_port, state):
+async def flow(url, driver, callback_port, state, client_metadata_url=None):
+    """One whole client run: with `client_metadata_url` the client identifies itself by its metadata document,
+    without it the client registers itself (RFC 7591)."""
     storage = Memory()
+    leg = "(metadata document) " if client_metadata_url else "(dynamic registration) "
 
     async def redirect_handler(authorization_url):
         # The person's side: the browser follows /oauth/authorize to the console's consent page and answers it.
         Callback.event.clear()
         driver.get(authorization_url)
-        WebDriverWait(driver, 20).until(EC.presence_of_element_located((By.ID, "consent-form")))
+        try:
+            WebDriverWait(driver, 20).until(EC.presence_of_element_located((By.ID, "consent-form")))
+        except Exception:
+            print("no consent form at %s: %s" % (driver.current_url, driver.find_element(By.TAG_NAME, "body").text[:300]))
+            raise
         state["consent_page"] = driver.page_source
         for box in driver.find_elements(By.CSS_SELECTOR, "#consent-form input[type=checkbox]"):
             if box.is_selected():
@@ -160,26 +215,36 @@ async def flow(url, driver, callback_port, state):
                                             redirect_uris=["http://127.0.0.1:%d/callback" % callback_port],
                                             grant_types=["authorization_code", "refresh_token"],
                                             response_types=["code"]),
-        storage=storage, redirect_handler=redirect_handler, callback_handler=callback_handler)
+        storage=storage, redirect_handler=redirect_handler, callback_handler=callback_handler,
+        client_metadata_url=client_metadata_url)
     async with create_mcp_http_client(auth=provider) as http:
         async with streamable_http_client(url, http_client=http) as streams:
             read, write = streams[0], streams[1]
             async with ClientSession(read, write) as session:
                 await session.initialize()
-                check("Allow" in state.get("consent_page", "") and "mcp-oauth integration" in state["consent_page"],
-                      "the consent page names the client")
+                page = state.get("consent_page", "")
+                if client_metadata_url:
+                    check(storage.client.client_id == client_metadata_url, leg + "the client_id is the document's URL")
+                    # The name is the document's (the client's own metadata object says "mcp-oauth integration").
+                    check("Allow" in page and "HealthBridge CI agent" in page and "mcp-oauth integration" not in page,
+                          leg + "the consent page names the client as its document does")
+                    check("fetched from <code>%s</code>" % client_metadata_url in page,
+                          leg + "the consent page says where the client's metadata came from")
+                else:
+                    check("Allow" in page and "mcp-oauth integration" in page and "registered itself" in page,
+                          leg + "the consent page names the registered client")
                 steps = await session.call_tool("query_samples", {"type": "stepCount", "start": "7d"})
-                check(not steps.is_error and steps.structured_content["count"] > 0, "an approved type has data")
+                check(not steps.is_error and steps.structured_content["count"] > 0, leg + "an approved type has data")
                 heart = await session.call_tool("query_samples", {"type": "heartRate", "start": "7d"})
-                check(not heart.is_error and heart.structured_content["count"] == 0, "a type not approved looks empty")
+                check(not heart.is_error and heart.structured_content["count"] == 0, leg + "a type not approved looks empty")
                 first = storage.tokens
-                check(first is not None and first.refresh_token, "the client holds an access and a refresh token")
+                check(first is not None and first.refresh_token, leg + "the client holds an access and a refresh token")
                 # Force a refresh on the next request (the client refreshes an expired token by itself).
                 provider.context.token_expiry_time = time.time() - 1
                 again = await session.call_tool("list_types", {})
-                check(not again.is_error, "a call after the refresh works")
+                check(not again.is_error, leg + "a call after the refresh works")
                 check(storage.tokens.refresh_token != first.refresh_token
-                      and storage.tokens.access_token != first.access_token, "the refresh rotated both tokens")
+                      and storage.tokens.access_token != first.access_token, leg + "the refresh rotated both tokens")
                 state["first"], state["tokens"], state["client_id"] = first, storage.tokens, storage.client.client_id
 
 
@@ -187,11 +252,16 @@ def main():
     home = tempfile.mkdtemp(prefix="hb-oauth-")
     mcp_port, api_port, callback_port = free_port(), free_port(), free_port()
     url = "http://127.0.0.1:%d/mcp" % mcp_port
+    documents, client_metadata_url, certificate = document_server(tempfile.mkdtemp(prefix="hb-oauth-ca-"), callback_port)
     common = ["--demo", "--mcp-port", str(mcp_port), "--api-port", str(api_port), "--api-bind", "127.0.0.1",
-              "--no-advertise", "--oauth-dynamic-registration"]
+              "--no-advertise", "--oauth-client-ca", certificate]
     server = hbapi.Server(BINARY, home, common + ["--mcp-public-url", "http://127.0.0.1:%d" % mcp_port])
     callback = http.server.ThreadingHTTPServer(("127.0.0.1", callback_port), Callback)
     threading.Thread(target=callback.serve_forever, daemon=True).start()
+    refused = subprocess.run([BINARY, "serve", "--home", home, "--oauth-client-ca", os.path.join(home, "missing.pem")],
+                             capture_output=True, text=True, timeout=60)
+    check(refused.returncode != 0 and "--oauth-client-ca: cannot read the CA file" in refused.stderr,
+          "serve refuses a missing --oauth-client-ca file at start")
     driver = None
     state = {}
     try:
@@ -205,8 +275,14 @@ def main():
         status, challenge = raw_mcp(url, "not-a-token")
         check(status == 401 and 'resource_metadata="http://127.0.0.1:%d/.well-known/oauth-protected-resource/mcp"'
               % mcp_port in (challenge or ""), "a bad token gets 401 with the resource metadata")
+        with urllib.request.urlopen("http://127.0.0.1:%d/.well-known/oauth-authorization-server" % mcp_port,
+                                    timeout=10) as response:
+            metadata = json.load(response)
+        check(metadata.get("client_id_metadata_document_supported") is True and "registration_endpoint" not in metadata,
+              "the server supports metadata documents and, without the flag, no registration")
 
-        asyncio.run(flow(url, driver, callback_port, state))
+        asyncio.run(flow(url, driver, callback_port, state, client_metadata_url=client_metadata_url))
+        check("/client.json" in ClientDocument.requests, "the server fetched the client's metadata document over TLS")
 
         tokens = state["tokens"]
         status, _ = raw_mcp(url, state["first"].access_token)
@@ -222,21 +298,31 @@ def main():
 
         # The same server under another public URL: a token minted for the first resource is refused.
         server.stop()
-        server = hbapi.Server(BINARY, home, common + ["--mcp-public-url", "http://localhost:%d" % mcp_port])
-        time.sleep(0.5)
+        other = "http://localhost:%d/mcp" % mcp_port
+        server = hbapi.Server(BINARY, home, common + ["--mcp-public-url", "http://localhost:%d" % mcp_port,
+                                                      "--oauth-dynamic-registration"])
+        login = login_link(server, previous=login)
         status, challenge = raw_mcp(url, state["first"].access_token)
         check(status == 401 and "localhost" in (challenge or ""), "a token minted for another resource is refused")
+
+        # A short leg with dynamic registration on (the flag): the client registers itself.
+        driver.get(login)
+        dynamic = {}
+        asyncio.run(flow(other, driver, callback_port, dynamic))
+        check(dynamic.get("client_id", "").startswith("hbc-"), "(dynamic registration) the client got a registered client_id")
 
         audit = subprocess.run([BINARY, "audit", "--json", "--limit", "500", "--home", home], capture_output=True,
                                text=True).stdout
         for action in ("oauth.consent", "token.issue", "token.refresh", "token.revoke", "TOKEN_AUDIENCE"):
             check(action in audit, "the audit log has %s" % action)
-        check(all(t not in audit for t in (tokens.access_token, tokens.refresh_token, state["first"].access_token)),
-              "the audit log holds no token")
+        secrets = [tokens.access_token, tokens.refresh_token, state["first"].access_token]
+        secrets += [dynamic[k].access_token for k in ("first", "tokens") if k in dynamic]
+        check(all(t not in audit for t in secrets), "the audit log holds no token")
     finally:
         if driver:
             driver.quit()
         callback.shutdown()
+        documents.shutdown()
         server.stop()
     if FAILED:
         print("%d check(s) failed" % len(FAILED))

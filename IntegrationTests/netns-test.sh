@@ -6,7 +6,12 @@
 #   - per-address connection cap: client A holds 64 connections and gets no more; client B still gets answers;
 #   - pairing lockout per address: A sends five wrong codes and is locked out; B pairs with the code;
 #   - failed-auth throttle per address: A's bad tokens end in 429 while B's token still works;
-#   - mDNS: a unicast query from the on-link client is answered, the same query from the off-link host is not.
+#   - mDNS: a unicast query from the on-link client is answered, the same query from the off-link host is not;
+#   - a remote MCP agent (issue 26): a second serve with MCP on 10.77.0.1 over TLS (--mcp-tls, its own data
+#     directory); from A the official Python MCP client (the venv of mcp-interop.sh, mcp==2.3.0) trusts only the
+#     server's certificate and works in both protocol eras; plain http, a wrong token and a client that does not
+#     trust the certificate are refused (IntegrationTests/netns_mcp_agent.py). Plain HTTP beyond loopback does not
+#     start, and the console stays on loopback.
 #
 # Usage: IntegrationTests/netns-test.sh [path/to/healthbridge]   (default: scripts/lib.sh's debug binary)
 . "$(dirname "$0")/../scripts/lib.sh"
@@ -14,15 +19,20 @@
 if [ "$(id -u)" != 0 ]; then echo "netns-test.sh: needs root (ip netns)" >&2; exit 1; fi
 hb_need ip iproute2
 binary=$(readlink -f "${1:-$(hb_binary)}")
+# The remote agent's client: the same venv and pins as IntegrationTests/mcp-interop.sh (created on a fresh machine).
+hb_venv .venv-mcp mcp==2.3.0 jsonschema
+agent_python="$(cd "$venv" && pwd)/bin/python"
 
 tag="hb$$"
 ns_rt="$tag-rt"; ns_srv="$tag-srv"; ns_a="$tag-a"; ns_b="$tag-b"; ns_far="$tag-far"
 home=$(mktemp -d)
+mcp_home=$(mktemp -d)
 cleanup() {
   set +e
   if [ -n "${server_pid:-}" ]; then kill "$server_pid" 2>/dev/null; wait "$server_pid" 2>/dev/null; fi
+  if [ -n "${mcp_pid:-}" ]; then kill "$mcp_pid" 2>/dev/null; wait "$mcp_pid" 2>/dev/null; fi
   for ns in "$ns_rt" "$ns_srv" "$ns_a" "$ns_b" "$ns_far"; do ip netns del "$ns" 2>/dev/null; done
-  rm -rf "$home"
+  rm -rf "$home" "$mcp_home"
 }
 trap cleanup EXIT INT TERM
 
@@ -69,5 +79,37 @@ for _ in $(seq 1 300); do
 done
 [ -f "$home/export-server.json" ] || { echo "netns-test: serve did not start" >&2; cat "$home/serve.log" >&2; exit 1; }
 
+status=0
 python3 IntegrationTests/netns_checks.py --binary "$binary" --home "$home" --ns-server "$ns_srv" --ns-a "$ns_a" \
-  --ns-b "$ns_b" --ns-far "$ns_far"
+  --ns-b "$ns_b" --ns-far "$ns_far" || status=1
+
+# The remote MCP agent. First: plain HTTP beyond loopback does not start.
+if ip netns exec "$ns_srv" "$binary" serve --home "$mcp_home" --mcp-bind 10.77.0.1 --mcp-port 18081 --no-api \
+  > "$mcp_home/refused.log" 2>&1; then
+  echo "FAIL plain-HTTP MCP on 10.77.0.1 started"; status=1
+elif grep -q -- "--mcp-tls" "$mcp_home/refused.log"; then
+  echo "ok   plain-HTTP MCP on 10.77.0.1 refused, naming --mcp-tls"
+else
+  echo "FAIL plain-HTTP MCP refusal does not name --mcp-tls: $(head -c 400 "$mcp_home/refused.log")"; status=1
+fi
+HEALTHBRIDGE_LOG_LEVEL=warning "$binary" demo --days 5 --home "$mcp_home" --json >/dev/null
+ip netns exec "$ns_srv" "$binary" serve --home "$mcp_home" --mcp-bind 10.77.0.1 --mcp-port 18081 --mcp-tls --no-api \
+  --oauth-dynamic-registration > "$mcp_home/serve.log" 2>&1 &
+mcp_pid=$!
+for _ in $(seq 1 300); do
+  [ -f "$mcp_home/console.json" ] && grep -q "TLS certificate SHA-256" "$mcp_home/serve.log" && break
+  sleep 0.2
+done
+if grep -q "HealthBridge MCP endpoint: https://10.77.0.1:18081/mcp" "$mcp_home/serve.log"; then
+  echo "ok   serve --mcp-tls prints https://10.77.0.1:18081/mcp and the certificate's SHA-256"
+  origin=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["origin"])' "$mcp_home/console.json")
+  case "$origin" in
+    http://127.*) echo "ok   the console stays on loopback ($origin) while MCP listens on 10.77.0.1" ;;
+    *) echo "FAIL the console is not on loopback: $origin"; status=1 ;;
+  esac
+  ip netns exec "$ns_a" "$agent_python" IntegrationTests/netns_mcp_agent.py --url https://10.77.0.1:18081/mcp \
+    --cert "$mcp_home/tls/export-cert.pem" --token-file "$mcp_home/mcp-token" --consent-check || status=1
+else
+  echo "FAIL serve --mcp-tls on 10.77.0.1 did not start"; cat "$mcp_home/serve.log"; status=1
+fi
+exit $status

@@ -13,7 +13,6 @@ import argparse
 import json
 import os
 import random
-import shutil
 import signal
 import socket
 import subprocess
@@ -24,7 +23,7 @@ import time
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hbapi import PinnedClient, Server  # noqa: E402
+from hbapi import PinnedClient, Server, stop_and_drop  # noqa: E402
 
 
 def free_port():
@@ -165,14 +164,7 @@ def main():
         if args.pg_stop and args.pg_start:
             outage(args, reader, store, home)
     finally:
-        for server in servers:
-            try:
-                server.stop()
-            except Exception:  # noqa: BLE001 - already killed
-                pass
-        shutil.rmtree(work, ignore_errors=True)
-        subprocess.run(["psql", args.url.split("?")[0], "-q", "-c", "DROP SCHEMA IF EXISTS %s CASCADE" % schema],
-                       capture_output=True)
+        stop_and_drop(servers, work, "psql", args.url, schema)
 
 
 def outage(args, client, store, home):

@@ -122,3 +122,53 @@ hb_start_server() {
   cat "$WORK/serve.log" >&2
   exit 1
 }
+
+# A private PostgreSQL cluster in a temporary directory, on 127.0.0.1 at a free port, with a superuser role
+# `healthbridge` owning the database `healthbridge`. Installs Debian's `postgresql` when no
+# /usr/lib/postgresql/*/bin/initdb is there. As root the cluster belongs to the `postgres` user (initdb refuses root).
+# Sets PG_DIR (its data is $PG_DIR/data, its log $PG_DIR/server.log), PG_BIN, PG_PORT, PG_URL and PG_START (the
+# command that starts it again); `hb_pg_owner CMD…` runs a command as the cluster's owner, `hb_psql_admin ARGS…` is
+# psql as the `postgres` superuser, `hb_postgres_stop` stops and removes it (call it from your EXIT trap). A cluster
+# already running on this machine (another port, another directory) is never touched.
+hb_postgres_start() {
+  local initdb
+  initdb=$(ls -d /usr/lib/postgresql/*/bin/initdb 2>/dev/null | sort -V | tail -1)
+  if [ -z "$initdb" ]; then
+    echo "lib.sh: installing Debian's postgresql" >&2
+    hb_apt postgresql
+    initdb=$(ls -d /usr/lib/postgresql/*/bin/initdb 2>/dev/null | sort -V | tail -1)
+    [ -n "$initdb" ] || { echo "lib.sh: no initdb after installing postgresql" >&2; return 1; }
+  fi
+  PG_BIN=$(dirname "$initdb")
+  if [ "$(id -u)" = 0 ]; then
+    id postgres >/dev/null 2>&1 || { echo "lib.sh: no postgres user (is the postgresql package installed?)" >&2; return 1; }
+  fi
+  PG_DIR=$(mktemp -d "${TMPDIR:-/tmp}/hb-postgres.XXXXXX")
+  [ "$(id -u)" = 0 ] && chown postgres: "$PG_DIR"
+  chmod 700 "$PG_DIR"
+  PG_PORT=$(hb_free_port)
+  # Loopback only, the socket in the cluster's own directory (not /var/run/postgresql, which may belong to another
+  # cluster), the server's log beside it.
+  PG_START="$PG_BIN/pg_ctl -D $PG_DIR/data -l $PG_DIR/server.log -w -t 60 -o '-c listen_addresses=127.0.0.1 -p $PG_PORT -k $PG_DIR -c max_connections=${PG_MAX_CONNECTIONS:-200}' start"
+  [ "$(id -u)" = 0 ] && PG_START="runuser -u postgres -- $PG_START"
+  hb_pg_owner "$PG_BIN/initdb" -D "$PG_DIR/data" -U postgres -A trust -E UTF8 --locale=C --no-sync >/dev/null
+  eval "$PG_START" >/dev/null
+  hb_psql_admin -c "CREATE ROLE healthbridge LOGIN SUPERUSER" -c "CREATE DATABASE healthbridge OWNER healthbridge"
+  PG_URL="postgres://healthbridge@127.0.0.1:$PG_PORT/healthbridge"
+}
+
+hb_pg_owner() {
+  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+hb_psql_admin() {
+  "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PG_PORT" -U postgres -d postgres "$@"
+}
+
+hb_postgres_stop() {
+  [ -n "${PG_DIR:-}" ] || return 0
+  if [ -f "$PG_DIR/data/postmaster.pid" ]; then
+    hb_pg_owner "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -m immediate -w stop >/dev/null 2>&1 || true
+  fi
+  rm -rf "$PG_DIR"
+}

@@ -22,7 +22,12 @@ public struct HAEDate: Sendable, Hashable {
 
     /// Parses any of the accepted forms; nil for anything else. `dayOffset` is the offset of a bare day.
     public static func parse(_ text: String, dayOffset: Int = 0) -> HAEDate? {
-        var bytes = Array(text.utf8)
+        var text = text
+        return text.withUTF8 { parse(UnsafeRawBufferPointer($0), dayOffset: dayOffset) }
+    }
+
+    /// Parses the UTF-8 bytes of a date (a JSON string's, in place: no `String` is built).
+    static func parse(_ bytes: UnsafeRawBufferPointer, dayOffset: Int = 0) -> HAEDate? {
         // Normalise the narrow no-break space (E2 80 AF) and the no-break space (C2 A0) to a space.
         if bytes.contains(where: { $0 >= 0x80 }) {
             var cleaned: [UInt8] = []
@@ -37,8 +42,13 @@ public struct HAEDate: Sendable, Hashable {
                     cleaned.append(bytes[i]); i += 1
                 }
             }
-            bytes = cleaned
+            return cleaned.withUnsafeBytes { parseASCII($0, dayOffset: dayOffset) }
         }
+        return parseASCII(bytes, dayOffset: dayOffset)
+    }
+
+    /// The parse once the no-break spaces are spaces.
+    private static func parseASCII(_ bytes: UnsafeRawBufferPointer, dayOffset: Int) -> HAEDate? {
         var scanner = Scanner(bytes: bytes)
         guard let year = scanner.digits(4), scanner.take(UInt8(ascii: "-")), let month = scanner.digits(2),
               scanner.take(UInt8(ascii: "-")), let day = scanner.digits(2),
@@ -81,7 +91,7 @@ public struct HAEDate: Sendable, Hashable {
     enum Meridiem { case am, pm }
 
     struct Scanner {
-        let bytes: [UInt8]
+        let bytes: UnsafeRawBufferPointer
         var i = 0
         var atEnd: Bool { i >= bytes.count }
 

@@ -112,6 +112,11 @@ public enum HAEMetricCatalog {
 
 extension String {
     var trimmingSpacesAndNewlines: String {
+        // Fast path (every point's source): starting and ending with a visible ASCII byte, the first and last
+        // characters are not whitespace — no character can begin with one and join what comes before or after.
+        if let first = utf8.first, let last = utf8.last, (0x21...0x7E).contains(first), (0x21...0x7E).contains(last) {
+            return self
+        }
         var scalars = Substring(self)
         while let first = scalars.first, first.isWhitespace { scalars = scalars.dropFirst() }
         while let last = scalars.last, last.isWhitespace { scalars = scalars.dropLast() }

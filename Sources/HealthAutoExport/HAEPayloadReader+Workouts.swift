@@ -149,6 +149,15 @@ extension HAEPayloadReader {
         return try? HealthUnit.parse(units).convert(qty, to: HealthUnit.parse(unit))
     }
 
+    /// The keys of a route point (both versions), matched as bytes.
+    enum RouteKey: String, CaseIterable {
+        case lat, latitude, lon, lng, longitude, altitude, elevation, speed, course, horizontalAccuracy, hAcc,
+             verticalAccuracy, vAcc, timestamp, date, time
+
+        static let cases = allCases
+        static let set = JSONPullReader.KeySet(cases.map(\.rawValue))
+    }
+
     func readRoute(_ reader: inout JSONPullReader, into route: inout RoutePointColumns) throws {
         try reader.beginArray()
         while try reader.nextElement() {
@@ -157,17 +166,17 @@ extension HAEPayloadReader {
             var lat: Double?, lon: Double?, time: Double?
             var altitude = Double.nan, speed = Double.nan, course = Double.nan
             var horizontal = Double.nan, vertical = Double.nan
-            while let key = try reader.nextKey() {
-                switch key {
-                case "lat", "latitude": lat = try reader.lenientNumber()
-                case "lon", "lng", "longitude": lon = try reader.lenientNumber()
-                case "altitude", "elevation": altitude = try reader.lenientNumber() ?? .nan
-                case "speed": speed = try reader.lenientNumber() ?? .nan
-                case "course": course = try reader.lenientNumber() ?? .nan
-                case "horizontalAccuracy", "hAcc": horizontal = try reader.lenientNumber() ?? .nan
-                case "verticalAccuracy", "vAcc": vertical = try reader.lenientNumber() ?? .nan
-                case "timestamp", "date", "time": time = try reader.optionalString().flatMap { HAEDate.parse($0)?.seconds }
-                default: try reader.skipValue()
+            while let index = try reader.nextKey(among: RouteKey.set) {
+                guard index >= 0 else { try reader.skipValue(); continue }
+                switch RouteKey.cases[index] {
+                case .lat, .latitude: lat = try reader.lenientNumber()
+                case .lon, .lng, .longitude: lon = try reader.lenientNumber()
+                case .altitude, .elevation: altitude = try reader.lenientNumber() ?? .nan
+                case .speed: speed = try reader.lenientNumber() ?? .nan
+                case .course: course = try reader.lenientNumber() ?? .nan
+                case .horizontalAccuracy, .hAcc: horizontal = try reader.lenientNumber() ?? .nan
+                case .verticalAccuracy, .vAcc: vertical = try reader.lenientNumber() ?? .nan
+                case .timestamp, .date, .time: time = try reader.withOptionalStringBytes { HAEDate.parse($0)?.seconds } ?? nil
                 }
             }
             guard let lat, let lon, (-90...90).contains(lat), (-180...180).contains(lon) else { continue }

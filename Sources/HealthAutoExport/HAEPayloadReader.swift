@@ -114,7 +114,10 @@ public struct HAEPayloadReader: Sendable {
 
     /// One data point with every field any metric shape uses; absent fields are nil.
     struct Point {
-        var date: String?
+        /// `date`, parsed where it is read (no string is built for it).
+        var date: HAEDate?
+        /// `date` as sent when it could not be parsed (for the reason); nil when absent or parsed.
+        var unreadableDate: String?
         var startDate: String?
         var endDate: String?
         var qty: Double?
@@ -139,32 +142,49 @@ public struct HAEPayloadReader: Sendable {
         try reader.beginObject()
         var name: String?
         var units = ""
+        var sawName = false, sawUnits = false
         var data: JSONPullReader?
         while let key = try reader.nextKey() {
             switch key {
-            case "name": name = try reader.optionalString()
-            case "units": units = try reader.optionalString() ?? ""
+            case "name": name = try reader.optionalString(); sawName = true
+            case "units": units = try reader.optionalString() ?? ""; sawUnits = true
             case "data":
                 guard try reader.peek() == .array else { try reader.skipValue(); continue }
-                data = reader   // read once the name and units are known (they may come after the data)
-                try reader.skipValue()
+                if sawName && sawUnits {
+                    // The app's order (name, units, data): read where it stands, in one pass.
+                    try readData(&reader, name: name, units: units, &summary, item)
+                } else {
+                    data = reader   // read once the name and units are known (they may come after the data)
+                    try reader.skipValue()
+                }
             default: try reader.skipValue()
             }
         }
         guard var data else { return }
+        try readData(&data, name: name, units: units, &summary, item)
+    }
+
+    /// Reads a metric's `data` array, which `data` stands before, to its end: each point mapped and handed on, or
+    /// the points counted as unknown when the metric has no name or one HealthBridge does not know.
+    func readData(_ data: inout JSONPullReader, name: String?, units: String, _ summary: inout HAEReadSummary,
+                  _ item: (HAEItem) throws -> Void) throws {
         guard let name = name?.trimmingSpacesAndNewlines, !name.isEmpty else {
-            let count = try Self.countElements(data)
+            let count = try Self.skipElements(&data)
             if count > 0 { summary.unknown["(metric without a name)", default: 0] += count }
             return
         }
         guard let mapping = try MetricMapping(name: name, units: units, data: data, aggregation: aggregation) else {
-            summary.unknown[name, default: 0] += try Self.countElements(data)
+            summary.unknown[name, default: 0] += try Self.skipElements(&data)
             return
         }
         try data.beginArray()
+        // Counted once per metric, not hashed per point.
+        var count = 0
+        defer { if count > 0 { summary.items[name, default: 0] += count } }
+        var sources = JSONPullReader.StringCache()
         while try data.nextElement() {
-            summary.items[name, default: 0] += 1
-            let point = try Self.readPoint(&data)
+            count += 1
+            let point = try Self.readPoint(&data, sources: &sources)
             if let unit = mapping.badUnit {
                 summary.reject(name, "unit '\(unit)' is not a unit of \(mapping.type) (\(mapping.canonical))")
                 continue
@@ -177,14 +197,14 @@ public struct HAEPayloadReader: Sendable {
         }
     }
 
-    /// The number of elements of the array `reader` stands before, checking that they are well-formed.
-    static func countElements(_ reader: JSONPullReader) throws -> Int {
-        var copy = reader
+    /// Skips the array `reader` stands before, checking that its elements are well-formed; answers their number.
+    static func skipElements(_ reader: inout JSONPullReader) throws -> Int {
         var count = 0
-        try copy.beginArray()
-        while try copy.nextElement() { try copy.skipValue(); count += 1 }
+        try reader.beginArray()
+        while try reader.nextElement() { try reader.skipValue(); count += 1 }
         return count
     }
+
 
     /// What is fixed for every point of one metric: its HealthKit type, the unit conversion and the grouping.
     struct MetricMapping {
@@ -245,7 +265,7 @@ public struct HAEPayloadReader: Sendable {
                 var sample = false
                 while let key = try reader.nextKey() {
                     switch key {
-                    case "date": date = try reader.optionalString().flatMap { HAEDate.parse($0) }
+                    case "date": date = try reader.withOptionalStringBytes { HAEDate.parse($0) } ?? nil
                     case "startDate", "start": sample = true; try reader.skipValue()
                     default: try reader.skipValue()
                     }
@@ -257,29 +277,46 @@ public struct HAEPayloadReader: Sendable {
     }
 
     /// One point of a metric's `data`; an element that is not an object is an empty point (rejected: no date).
-    static func readPoint(_ reader: inout JSONPullReader) throws -> Point {
+    /// The keys of a point, matched as bytes (no `String` per key).
+    enum PointKey: String, CaseIterable {
+        case date, startDate, start, endDate, end, qty, Min, min, Avg, avg, Max, max, systolic, diastolic, value, source,
+             sleepSource, mealTime, totalSleep, asleep, core, deep, rem, awake, inBed, sleepStart, sleepEnd, inBedStart,
+             inBedEnd
+
+        static let cases = allCases
+        static let set = JSONPullReader.KeySet(cases.map(\.rawValue))
+    }
+
+    static func readPoint(_ reader: inout JSONPullReader, sources: inout JSONPullReader.StringCache) throws -> Point {
         var point = Point()
         guard try reader.peek() == .object else { try reader.skipValue(); return point }
         try reader.beginObject()
-        while let key = try reader.nextKey() {
+        while let index = try reader.nextKey(among: PointKey.set) {
+            guard index >= 0 else { try reader.skipValue(); continue }
+            let key = PointKey.cases[index]
             switch key {
-            case "date": point.date = try reader.optionalString()
-            case "startDate", "start": point.startDate = try reader.optionalString()
-            case "endDate", "end": point.endDate = try reader.optionalString()
-            case "qty": point.qty = try reader.lenientNumber()
-            case "Min", "min": point.min = try reader.lenientNumber()
-            case "Avg", "avg": point.avg = try reader.lenientNumber()
-            case "Max", "max": point.max = try reader.lenientNumber()
-            case "systolic": point.systolic = try reader.lenientNumber()
-            case "diastolic": point.diastolic = try reader.lenientNumber()
-            case "value": point.value = try reader.optionalString()
-            case "source", "sleepSource": point.source = try reader.optionalString()
-            case "mealTime": point.mealTime = try reader.optionalString()
-            case "totalSleep", "asleep", "core", "deep", "rem", "awake", "inBed":
-                point.sleep[key] = try reader.lenientNumber()
-            case "sleepStart", "sleepEnd", "inBedStart", "inBedEnd":
-                point.sleepDates[key] = try reader.optionalString()
-            default: try reader.skipValue()
+            case .date:
+                let parsed = try reader.withOptionalStringBytes { raw -> (HAEDate?, String?) in
+                    if let date = HAEDate.parse(raw) { return (date, nil) }
+                    return (nil, String(decoding: raw, as: UTF8.self))
+                }
+                point.date = parsed?.0
+                point.unreadableDate = parsed?.1
+            case .startDate, .start: point.startDate = try reader.optionalString()
+            case .endDate, .end: point.endDate = try reader.optionalString()
+            case .qty: point.qty = try reader.lenientNumber()
+            case .Min, .min: point.min = try reader.lenientNumber()
+            case .Avg, .avg: point.avg = try reader.lenientNumber()
+            case .Max, .max: point.max = try reader.lenientNumber()
+            case .systolic: point.systolic = try reader.lenientNumber()
+            case .diastolic: point.diastolic = try reader.lenientNumber()
+            case .value: point.value = try reader.optionalString()
+            case .source, .sleepSource: point.source = try reader.optionalString(cache: &sources)
+            case .mealTime: point.mealTime = try reader.optionalString()
+            case .totalSleep, .asleep, .core, .deep, .rem, .awake, .inBed:
+                point.sleep[key.rawValue] = try reader.lenientNumber()
+            case .sleepStart, .sleepEnd, .inBedStart, .inBedEnd:
+                point.sleepDates[key.rawValue] = try reader.optionalString()
             }
         }
         return point
@@ -296,7 +333,7 @@ public struct HAEPayloadReader: Sendable {
             guard let s = HAEDate.parse(text) else { summary.reject(name, "unreadable date '\(text.prefix(40))'"); return }
             start = s
             end = point.endDate.flatMap { HAEDate.parse($0)?.seconds } ?? s.seconds
-        } else if let s = point.date.flatMap({ HAEDate.parse($0) }) {
+        } else if let s = point.date {
             start = s
             if let bucket = mapping.bucket, !mapping.isPressure {
                 end = bucket.end(of: s)
@@ -305,7 +342,7 @@ public struct HAEPayloadReader: Sendable {
                 end = s.seconds
             }
         } else {
-            summary.reject(name, point.date == nil ? "an item without a date" : "unreadable date '\((point.date ?? "").prefix(40))'")
+            summary.reject(name, point.unreadableDate.map { "unreadable date '\($0.prefix(40))'" } ?? "an item without a date")
             return
         }
         guard end >= start.seconds else { summary.reject(name, "an item that ends before it starts"); return }
@@ -331,7 +368,7 @@ public struct HAEPayloadReader: Sendable {
             summary.reject(name, "an item without qty"); return
         }
         // An item whose source joins several devices is a merged total, whatever its dates say.
-        if source.contains("|") && end > start.seconds { aggregated = true }
+        if end > start.seconds && source.utf8.contains(UInt8(ascii: "|")) { aggregated = true }
         try item(HAEItem(metric: name, type: mapping.isPressure ? "bloodPressure" : mapping.type, value: value,
                          unit: mapping.canonical, start: start.seconds, end: end, utcOffset: start.offset,
                          source: source, aggregated: aggregated, metadata: metadata))

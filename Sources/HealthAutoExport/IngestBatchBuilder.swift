@@ -126,13 +126,59 @@ struct IngestBatchBuilder {
         }
 
         /// The sync identifier, after `prefix` (`hae`, `hc`).
+        /// `prefix/type/start[/category]/end[/source in hex]`, or `prefix/type/night/start/category`: written
+        /// byte by byte on the stack, then copied into a string of its exact size (one allocation per key).
         func string(_ prefix: String) -> String {
-            if night { return "\(prefix)/\(type)/night/\(start)/\(category)" }
-            var key = "\(prefix)/\(type)/\(start)"
-            if category >= 0 { key += "/\(category)" }
-            key += "/\(end)"
-            if source != 0 { key += "/" + String(source, radix: 16) }
-            return key
+            var prefix = prefix, type = type
+            let capacity = prefix.utf8.count + type.utf8.count + 6 + 5 * 20
+            return prefix.withUTF8 { prefixBytes in
+                type.withUTF8 { typeBytes in
+                    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
+                        var count = 0
+                        func put(_ byte: UInt8) { buffer[count] = byte; count += 1 }
+                        func put(_ bytes: UnsafeBufferPointer<UInt8>) { for byte in bytes { put(byte) } }
+                        func put(_ value: Int64) {
+                            if value < 0 { put(UInt8(ascii: "-")) }
+                            let magnitude = value.magnitude
+                            var digits = 1, power: UInt64 = 10
+                            while digits < 20, magnitude >= power { digits += 1; power &*= 10 }
+                            var rest = magnitude
+                            for position in stride(from: count + digits - 1, through: count, by: -1) {
+                                buffer[position] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+                                rest /= 10
+                            }
+                            count += digits
+                        }
+                        func putHex(_ value: UInt64) {
+                            let digits = max(1, (64 - value.leadingZeroBitCount + 3) / 4)
+                            var rest = value
+                            for position in stride(from: count + digits - 1, through: count, by: -1) {
+                                let digit = UInt8(truncatingIfNeeded: rest & 15)
+                                buffer[position] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
+                                rest >>= 4
+                            }
+                            count += digits
+                        }
+                        put(prefixBytes)
+                        put(UInt8(ascii: "/"))
+                        put(typeBytes)
+                        put(UInt8(ascii: "/"))
+                        if night {
+                            for byte in "night/".utf8 { put(byte) }
+                            put(start)
+                            put(UInt8(ascii: "/"))
+                            put(Int64(category))
+                            return String(decoding: UnsafeBufferPointer(rebasing: buffer[..<count]), as: UTF8.self)
+                        }
+                        put(start)
+                        if category >= 0 { put(UInt8(ascii: "/")); put(Int64(category)) }
+                        put(UInt8(ascii: "/"))
+                        put(end)
+                        if source != 0 { put(UInt8(ascii: "/")); putHex(source) }
+                        return String(decoding: UnsafeBufferPointer(rebasing: buffer[..<count]), as: UTF8.self)
+                    }
+                }
+            }
         }
     }
 

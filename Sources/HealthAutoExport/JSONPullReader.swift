@@ -84,6 +84,42 @@ public struct JSONPullReader {
         return key
     }
 
+    /// The keys a reader looks for in an object, as bytes: ``nextKey(among:)`` matches them without building a
+    /// `String` per key.
+    public struct KeySet: Sendable {
+        public let names: [String]
+        let bytes: [[UInt8]]
+
+        public init(_ names: [String]) {
+            self.names = names
+            bytes = names.map { Array($0.utf8) }
+        }
+    }
+
+    /// The next key of the current object as its index in `keys` (-1 for any other key), or nil after the
+    /// closing brace; the same checks and errors as ``nextKey()``.
+    ///
+    /// ```swift
+    /// let keys = JSONPullReader.KeySet(["date", "qty"])
+    /// while let key = try reader.nextKey(among: keys) { key == 1 ? … : try reader.skipValue() }
+    /// ```
+    public mutating func nextKey(among keys: KeySet) throws(HealthError) -> Int? {
+        guard try nextMember(closing: UInt8(ascii: "}")) else { return nil }
+        // What string() checks first, with its error.
+        skipSpace()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected '\"'") }
+        let match = try withOptionalStringBytes { raw -> Int in
+            for (position, candidate) in keys.bytes.enumerated()
+            where candidate.count == raw.count && raw.elementsEqual(candidate) {
+                return position
+            }
+            return -1
+        }
+        guard let match else { throw error("expected '\"'") }
+        try expect(UInt8(ascii: ":"))
+        return match
+    }
+
     /// Whether the current array has another element (false after its closing bracket).
     public mutating func nextElement() throws(HealthError) -> Bool {
         try nextMember(closing: UInt8(ascii: "]"))
@@ -157,6 +193,49 @@ public struct JSONPullReader {
             default:
                 guard byte >= 0x20 else { throw error("control character in a string") }
                 scalars.append(byte)
+            }
+        }
+        throw error("unterminated string")
+    }
+
+    /// Reads past a string exactly as ``string()`` does — the same checks, the same errors at the same offsets —
+    /// without building it.
+    mutating func skipString() throws(HealthError) {
+        try expect(UInt8(ascii: "\""))
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") { index += 1; return }
+            if byte == UInt8(ascii: "\\") { break }
+            guard byte >= 0x20 else { throw error("control character in a string") }
+            index += 1
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            index += 1
+            switch byte {
+            case UInt8(ascii: "\""):
+                return
+            case UInt8(ascii: "\\"):
+                guard index < bytes.count else { throw error("unterminated escape") }
+                let escape = bytes[index]
+                index += 1
+                switch escape {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+                     UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                    break
+                case UInt8(ascii: "u"):
+                    let code = try hex4()
+                    if (0xD800..<0xDC00).contains(code), index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
+                       bytes[index + 1] == UInt8(ascii: "u") {
+                        index += 2
+                        let low = try hex4()
+                        guard (0xDC00..<0xE000).contains(low) else { throw error("invalid surrogate pair") }
+                    }
+                default:
+                    throw error("invalid escape")
+                }
+            default:
+                guard byte >= 0x20 else { throw error("control character in a string") }
             }
         }
         throw error("unterminated string")
@@ -241,16 +320,72 @@ public struct JSONPullReader {
         return nil
     }
 
+    /// Hands the UTF-8 bytes of the next string (escapes resolved) to `body` without building a `String`; nil for
+    /// anything else (skipped), as ``optionalString()``.
+    ///
+    /// ```swift
+    /// let date = try reader.withOptionalStringBytes { HAEDate.parse($0) }
+    /// ```
+    public mutating func withOptionalStringBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) throws(HealthError) -> R? {
+        guard try peek() == .string else { try skipValue(); return nil }
+        let start = index + 1
+        var end = start
+        while end < bytes.count {
+            let byte = bytes[end]
+            if byte == UInt8(ascii: "\"") {
+                index = end + 1
+                return bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[start..<end])) }
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            end += 1
+        }
+        // Escapes (or an error): the general path.
+        var text = try string()
+        return text.withUTF8 { body(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// A string, or nil for anything else (skipped), as ``optionalString()``; when its bytes are those of the last
+    /// string read through `cache`, that string is answered again instead of a new one (a payload repeats its
+    /// sources on every point: no allocation each).
+    ///
+    /// ```swift
+    /// var sources = JSONPullReader.StringCache()
+    /// let source = try reader.optionalString(cache: &sources)
+    /// ```
+    public mutating func optionalString(cache: inout StringCache) throws(HealthError) -> String? {
+        try withOptionalStringBytes { raw in cache.string(raw) }
+    }
+
+    /// The last string read through ``optionalString(cache:)`` and its bytes.
+    public struct StringCache {
+        var bytes: [UInt8] = []
+        var last: String?
+
+        public init() {}
+
+        mutating func string(_ raw: UnsafeRawBufferPointer) -> String {
+            if let last, raw.count == bytes.count, raw.elementsEqual(bytes) { return last }
+            let text = String(decoding: raw, as: UTF8.self)
+            bytes = Array(raw)
+            last = text
+            return text
+        }
+    }
+
     /// Reads and discards the next value, checking that it is well-formed.
     public mutating func skipValue() throws(HealthError) {
         switch try peek() {
         case .object:
             try beginObject()
-            while try nextKey() != nil { try skipValue() }
+            while try nextMember(closing: UInt8(ascii: "}")) {
+                try skipString()
+                try expect(UInt8(ascii: ":"))
+                try skipValue()
+            }
         case .array:
             try beginArray()
             while try nextElement() { try skipValue() }
-        case .string: _ = try string()
+        case .string: try skipString()
         case .number: _ = try number()
         case .bool: _ = try bool()
         case .null: try null()

@@ -170,7 +170,8 @@ public struct HealthMCPModernServer: Sendable {
         let principal = toolbox.service.principal.description
         let key = ToolConfirmations.Key(tool: name, arguments: String(decoding: JSONValue.object(arguments).encoded(), as: UTF8.self),
                                         principal: principal)
-        if let state = params["requestState"]?.stringValue, await confirmations.redeem(state, for: key) {
+        if let state = params["requestState"]?.stringValue,
+           try await confirmations.redeem(state, for: key, service: toolbox.service) {
             let answer = params["inputResponses"]?.objectValue?[ToolConfirmations.inputKey]?.objectValue
             let accepted = answer?["action"] == .string("accept")
                 && answer?["content"]?.objectValue?["confirm"] == .bool(true)
@@ -184,7 +185,7 @@ public struct HealthMCPModernServer: Sendable {
                 "\(name) needs the person's confirmation: the client must support elicitation (form mode)",
                 data: .object(["requiredCapabilities": .object(["elicitation": .object(["form": .object([:])])])]))
         }
-        let token = await confirmations.issue(for: key)
+        let token = try await confirmations.issue(for: key, service: toolbox.service)
         let result: JSONValue = .object([
             "inputRequests": .object([ToolConfirmations.inputKey: .object([
                 "method": "elicitation/create",
@@ -283,50 +284,40 @@ public struct HealthMCPModernServer: Sendable {
 }
 
 /// The confirmations of destructive tool calls waiting for the client's retry: a random token per question, bound to
-/// the tool, its arguments (canonical JSON) and the principal, good once and for ``lifetime``.
+/// the tool, its arguments (canonical JSON) and the principal, good once and for ``lifetime``. They are kept in the
+/// service's store (``HealthService/issueToolConfirmation(binding:lifetime:)``), so that app servers sharing one
+/// database accept a confirmation another one issued; redeeming is atomic there, so a token confirms once in all.
 ///
 /// ```swift
-/// let token = await confirmations.issue(for: key)
-/// let confirmed = await confirmations.redeem(token, for: key)   // true once
+/// let token = try await confirmations.issue(for: key, service: toolbox.service)
+/// let confirmed = try await confirmations.redeem(token, for: key, service: otherServer.service)   // true once
 /// ```
-public actor ToolConfirmations {
+public struct ToolConfirmations: Sendable {
     /// The input request's key in `inputRequests` / `inputResponses`.
     public static let inputKey = "confirm"
     /// How long a question stays answerable.
-    public static let lifetime: TimeInterval = 600
-    /// The most questions waiting at once; the oldest is dropped beyond.
-    public static let capacity = 1024
+    public static let lifetime: TimeInterval = HealthService.toolConfirmationLifetime
+    /// The most questions waiting at once; the ones closest to expiry are dropped beyond.
+    public static let capacity = HealthService.toolConfirmationCapacity
 
     public struct Key: Hashable, Sendable {
         public var tool: String
         public var arguments: String
         public var principal: String
-    }
 
-    private var pending: [String: (key: Key, expires: Date)] = [:]
-    private var order: [String] = []
+        /// What the stored question is bound to (the store keeps only its SHA-256).
+        var binding: String { [tool, principal, arguments].joined(separator: "\u{1F}") }
+    }
 
     public init() {}
 
-    public func issue(for key: Key) -> String {
-        let now = Date()
-        order.removeAll { token in
-            guard let entry = pending[token], entry.expires > now else { pending[token] = nil; return true }
-            return false
-        }
-        while order.count >= Self.capacity { pending[order.removeFirst()] = nil }
-        var generator = SystemRandomNumberGenerator()
-        let token = (0..<24).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
-        pending[token] = (key, now.addingTimeInterval(Self.lifetime))
-        order.append(token)
-        return token
+    /// A new question for `key`: its token, the `requestState` the client echoes.
+    public func issue(for key: Key, service: HealthService) async throws -> String {
+        try await service.issueToolConfirmation(binding: key.binding, lifetime: Self.lifetime)
     }
 
-    /// True (once) when `token` was issued for `key` and has not expired.
-    public func redeem(_ token: String, for key: Key) -> Bool {
-        guard let entry = pending[token], entry.key == key else { return false }
-        pending[token] = nil
-        order.removeAll { $0 == token }
-        return entry.expires > Date()
+    /// True (once, across the servers on the store) when `token` was issued for `key` and has not expired.
+    public func redeem(_ token: String, for key: Key, service: HealthService) async throws -> Bool {
+        try await service.redeemToolConfirmation(token, binding: key.binding)
     }
 }

@@ -4,6 +4,7 @@ import HealthModel
 import HealthSupport
 import Logging
 import NIOCore
+import NIOSSL
 
 /// A client's metadata as its Client ID Metadata Document states it (the fields the server uses).
 public struct ClientMetadata: Sendable, Equatable {
@@ -17,7 +18,8 @@ public struct ClientMetadata: Sendable, Equatable {
 /// the same `client_id` and at least one redirect URI. The fetch follows no redirect, gives up after `timeout`, reads
 /// at most `maxBytes`, and refuses addresses on private, link-local or loopback networks named literally (unless
 /// loopback is allowed). A host name that resolves to a private address is not caught here: put the server behind a
-/// proxy that cannot reach your LAN if that matters.
+/// proxy that cannot reach your LAN if that matters. `https` trusts the system's roots and `trustRoots` (an internal CA
+/// or a test's self-signed certificate, `serve --oauth-client-ca FILE`).
 ///
 /// ```swift
 /// let fetcher = ClientMetadataFetcher(allowLoopback: false)
@@ -28,10 +30,14 @@ public struct ClientMetadataFetcher: Sendable {
     public var timeout: TimeAmount
     public var maxBytes: Int
     public var logger: Logger
+    /// Certificate authorities trusted beside the system's for `https` documents.
+    public var trustRoots: ClientTrustRoots?
 
     public init(allowLoopback: Bool, timeout: TimeAmount = .seconds(5), maxBytes: Int = 64 << 10,
+                trustRoots: ClientTrustRoots? = nil,
                 logger: Logger = Logger(label: "healthbridge.oauth", factory: { _ in SwiftLogNoOpLogHandler() })) {
         self.allowLoopback = allowLoopback; self.timeout = timeout; self.maxBytes = maxBytes; self.logger = logger
+        self.trustRoots = trustRoots
     }
 
     /// Whether `clientID` has the shape of a metadata document URL this server would fetch.
@@ -94,6 +100,11 @@ public struct ClientMetadataFetcher: Sendable {
             data = try await get(url)
         } catch let error as HealthError {
             throw error
+        } catch where Self.isTLSFailure(error) {
+            logger.notice("client metadata fetch: TLS failed", metadata: ["error": "\(String(describing: type(of: error)))"])
+            throw HealthError(.invalidArgument, "the server of the client's metadata document is not trusted (TLS failed: "
+                              + "an unknown certificate authority? serve --oauth-client-ca FILE trusts an internal one)",
+                              argument: "client_id")
         } catch {
             logger.notice("client metadata fetch failed", metadata: ["error": "\(String(describing: type(of: error)))"])
             throw HealthError(.invalidArgument, "the client's metadata document could not be fetched", argument: "client_id")
@@ -105,6 +116,11 @@ public struct ClientMetadataFetcher: Sendable {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow,
                                                      timeout: .init(connect: timeout, read: timeout))
         configuration.decompression = .disabled
+        // One try: a refused connection or a failed handshake answers at once instead of retrying until the timeout.
+        configuration.connectionPool.retryConnectionEstablishment = false
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let trustRoots { tls.additionalTrustRoots = [.certificates(trustRoots.certificates)] }
+        configuration.tlsConfiguration = tls
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
         do {
             var request = HTTPClientRequest(url: url.absoluteString)
@@ -121,6 +137,11 @@ public struct ClientMetadataFetcher: Sendable {
             try? await client.shutdown()
             throw error
         }
+    }
+
+    /// Whether the fetch failed in the TLS handshake (an untrusted or mismatched certificate, no common cipher).
+    static func isTLSFailure(_ error: any Error) -> Bool {
+        error is NIOSSLError || error is BoringSSLError || error is NIOSSLExtraError
     }
 
     /// Checks a document: a JSON object whose `client_id` is exactly the URL it came from, with 1 to 16 redirect URIs

@@ -37,11 +37,15 @@ public struct OAuthServer: Sendable {
         public var dynamicRegistration: Bool
         /// Accept `http://` client_id URLs on loopback (local apps, tests).
         public var allowLoopbackClients: Bool
+        /// Certificate authorities trusted beside the system's when fetching `https` Client ID Metadata Documents
+        /// (`serve --oauth-client-ca FILE`: an internal CA, a test's self-signed certificate).
+        public var clientTrustRoots: ClientTrustRoots?
 
         public init(resource: String, consentOrigin: @escaping @Sendable () -> String?, dynamicRegistration: Bool = false,
-                    allowLoopbackClients: Bool = false) {
+                    allowLoopbackClients: Bool = false, clientTrustRoots: ClientTrustRoots? = nil) {
             self.resource = resource; self.consentOrigin = consentOrigin
             self.dynamicRegistration = dynamicRegistration; self.allowLoopbackClients = allowLoopbackClients
+            self.clientTrustRoots = clientTrustRoots
         }
     }
 
@@ -57,7 +61,8 @@ public struct OAuthServer: Sendable {
                 logger: Logger = Logger(label: "healthbridge.oauth", factory: { _ in SwiftLogNoOpLogHandler() })) {
         self.service = service
         self.configuration = configuration
-        self.fetcher = ClientMetadataFetcher(allowLoopback: configuration.allowLoopbackClients, logger: logger)
+        self.fetcher = ClientMetadataFetcher(allowLoopback: configuration.allowLoopbackClients,
+                                             trustRoots: configuration.clientTrustRoots, logger: logger)
         self.logger = logger
     }
 

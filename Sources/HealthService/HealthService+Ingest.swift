@@ -96,8 +96,14 @@ extension HealthService {
         report.rejected = batch.rejected.merging(validator.rejected, uniquingKeysWith: +)
         report.reasons = batch.reasons.merging(validator.reasons) { first, _ in first }
 
-        // Consent first: a type this principal may not write refuses the whole batch.
-        var types = Set(entries.map { batch.samples[$0.index].type })
+        // Consent first: a type this principal may not write refuses the whole batch. (A payload comes metric by
+        // metric: a type is hashed once per run of it, not once per sample.)
+        var types = Set<String>()
+        var lastType: String?
+        for entry in entries where batch.samples[entry.index].type != lastType {
+            lastType = batch.samples[entry.index].type
+            types.insert(batch.samples[entry.index].type)
+        }
         if types.contains("bloodPressure") { types.formUnion(["bloodPressureSystolic", "bloodPressureDiastolic"]) }
         if !workouts.isEmpty { types.insert("workout") }
         for type in types.sorted() { try await authorizeWrite(type) }
@@ -105,50 +111,47 @@ extension HealthService {
         let totals = ingestTotalsSource(batch.writerTotals)
         let replacedObjects = try await compareWithStored(&entries, in: batch.samples, totals: totals)
         let now = clock()
-        var samples = SampleBatch(capacity: entries.count)
-        // Sync versions are settled above: the store inserts in bulk, a row already stored (same key, same version,
-        // hence the same UUID) is ignored, and the versions replaced are deleted in the same transaction.
-        samples.syncIdentifiersChecked = true
-        samples.reserveText(entries.count * 224)
+        var rows = IngestRowWriter(capacity: entries.count, created: now)
         var correlations: [HealthCorrelation] = []
+        var typeCount = (type: "", count: 0)
         for entry in entries {
             let item = batch.samples[entry.index]
-            report.types[item.type, default: 0] += 1
+            if item.type != typeCount.type {
+                if typeCount.count > 0 { report.types[typeCount.type, default: 0] += typeCount.count }
+                typeCount = (item.type, 0)
+            }
+            typeCount.count += 1
             guard let version = entry.version else { report.unchanged += 1; continue }
             // A single sample's source is its device; a merged total's devices are not kept per bucket: the
             // writer's totals source stands for them all.
-            let source: HealthSource
+            let source: HealthSource, slot: Int
             switch item.attribution {
-            case .writerTotals: source = totals
-            case .source(let index): source = batch.sources[index]
+            case .writerTotals: source = totals; slot = -1
+            case .source(let index): source = batch.sources[index]; slot = index
             }
-            let metadata = item.metadata, key = item.syncIdentifier
-            func sample(_ type: String, _ value: SampleValue, key: String) -> HealthSample {
-                var metadata = metadata
-                metadata[MetadataKey.syncIdentifier] = key
-                metadata[MetadataKey.syncVersion] = String(version)
-                let uuid = HealthSample.naturalUUID(type: type, sourceKey: source.key, start: item.start, end: item.end,
-                                                    value: .quantity(Double(version), unit: key))
-                return HealthSample(uuid: uuid, type: type, start: item.start, end: item.end, value: value,
-                                    source: source, creationDate: now, metadata: metadata, utcOffset: item.utcOffset)
-            }
+            let key = item.syncIdentifier
             switch item.value {
             case .quantity(let value):
-                samples.append(sample(item.type, .quantity(value, unit: item.unit), key: key))
+                rows.append(item, type: item.type, value: .quantity(value, unit: item.unit), source: source, slot: slot,
+                            key: key, version: version)
             case .category(let value):
-                samples.append(sample(item.type, .category(value), key: key))
+                rows.append(item, type: item.type, value: .category(value), source: source, slot: slot, key: key,
+                            version: version)
             case .bloodPressure(let systolic, let diastolic):
-                let high = sample("bloodPressureSystolic", .quantity(systolic, unit: "mmHg"), key: key + "/systolic")
-                let low = sample("bloodPressureDiastolic", .quantity(diastolic, unit: "mmHg"), key: key + "/diastolic")
-                samples.append(high)
-                samples.append(low)
+                let high = rows.append(item, type: "bloodPressureSystolic", value: .quantity(systolic, unit: "mmHg"),
+                                       source: source, slot: slot, key: key + "/systolic", version: version)
+                let low = rows.append(item, type: "bloodPressureDiastolic", value: .quantity(diastolic, unit: "mmHg"),
+                                      source: source, slot: slot, key: key + "/diastolic", version: version)
                 correlations.append(HealthCorrelation(type: "bloodPressure", start: item.start, end: item.end,
-                                                      source: source, creationDate: now, metadata: metadata,
-                                                      members: [high.uuid, low.uuid]))
+                                                      source: source, creationDate: now, metadata: item.metadata,
+                                                      members: [high, low]))
             }
         }
+        if typeCount.count > 0 { report.types[typeCount.type, default: 0] += typeCount.count }
         entries = []
         batch.samples = []
+        let samples = rows.batch
+        rows = IngestRowWriter(capacity: 0, created: now)
 
         var healthWorkouts: [HealthWorkout] = []
         var routes: [UUID: RoutePointColumns] = [:]
@@ -189,6 +192,81 @@ extension HealthService {
         return detail
     }
 
+    /// Writes an ingest's samples straight into a ``SampleBatch``'s rows — the rows ``SampleBatch/append(_:)`` would
+    /// make of the `HealthSample` with the item's metadata plus its sync identifier and version, without building
+    /// it: no metadata dictionary, source key or hash prefix per sample (consecutive samples share their type and
+    /// source, so both are resolved once per run).
+    struct IngestRowWriter {
+        private(set) var batch: SampleBatch
+        let created: Double
+        private var runType = ""
+        private var runSlot = Int.min
+        private var runPrefix = StableHasher()
+        private var runTypeIndex: Int32 = -1
+        private var runSourceIndex: Int32 = -1
+
+        init(capacity: Int, created: Date) {
+            batch = SampleBatch(capacity: capacity)
+            // Sync versions are settled before the rows are written: the store inserts in bulk, a row already
+            // stored (same key, same version, hence the same UUID) is ignored, and the versions replaced are
+            // deleted in the same transaction.
+            batch.syncIdentifiersChecked = true
+            batch.reserveText(capacity * 160)
+            self.created = created.timeIntervalSince1970
+        }
+
+        /// Appends one sample of `item` and answers its UUID (the natural UUID of its type, source, dates, version
+        /// and sync identifier). `slot` identifies `source` within the batch (-1: the writer's totals).
+        @discardableResult
+        mutating func append(_ item: IngestBatch.Sample, type: String, value: SampleValue, source: HealthSource,
+                             slot: Int, key: String, version: Int) -> UUID {
+            if slot != runSlot || type != runType {
+                runPrefix = HealthSample.naturalUUIDPrefix(type: type, sourceKey: source.key)
+                runTypeIndex = batch.tables.type(type)
+                runSourceIndex = batch.tables.source(source)
+                runType = type
+                runSlot = slot
+            }
+            let uuid = HealthSample.naturalUUID(prefix: runPrefix, start: item.start, end: item.end,
+                                                value: .quantity(Double(version), unit: key))
+            var unit: Int32 = -1, number = 0.0
+            let kind: SampleBatch.ValueKind
+            switch value {
+            case .quantity(let quantity, let unitString):
+                kind = .quantity; number = quantity; unit = batch.tables.unit(unitString)
+            case .category(let raw):
+                kind = .category; number = Double(raw)
+            case .none:
+                kind = .none
+            }
+            var row = SampleBatch.Row(uuid: uuid, start: item.start.timeIntervalSince1970,
+                                      end: item.end.timeIntervalSince1970, value: number, created: created,
+                                      type: runTypeIndex, source: runSourceIndex, unit: unit,
+                                      utcOffset: Int32(clamping: item.utcOffset), kind: kind)
+            let versionText = String(version)
+            if item.metadata.isEmpty {
+                // The two keys in MetadataCoding's (sorted) order.
+                row.metadata = batch.writeText { buffer in
+                    buffer.append(contentsOf: #"{"HKMetadataKeySyncIdentifier":"#.utf8)
+                    MetadataCoding.appendQuoted(key, to: &buffer)
+                    buffer.append(contentsOf: #","HKMetadataKeySyncVersion":"#.utf8)
+                    MetadataCoding.appendQuoted(versionText, to: &buffer)
+                    buffer.append(UInt8(ascii: "}"))
+                }
+            } else {
+                var metadata = item.metadata
+                metadata[MetadataKey.syncIdentifier] = key
+                metadata[MetadataKey.syncVersion] = versionText
+                row.metadata = batch.writeText { MetadataCoding.encode(metadata, into: &$0) }
+                if let timeZone = metadata[MetadataKey.timeZone] { row.timeZone = batch.appendText(timeZone) }
+            }
+            row.syncIdentifier = batch.appendText(key)
+            row.syncVersion = Int64(version)
+            batch.append(row)
+            return uuid
+        }
+    }
+
     /// A sample of the batch (by index) that passed the checks, with the version to write (nil: already stored as
     /// sent).
     struct IngestEntry {
@@ -212,20 +290,38 @@ extension HealthService {
     func compareWithStored(_ entries: inout [IngestEntry], in samples: [IngestBatch.Sample],
                            totals: HealthSource) async throws -> [UUID] {
         var replaced: [UUID] = []
+        // Per type: the range of its totals, and the spans of entries that hold them (a payload comes metric by
+        // metric: runs of one type are gathered without hashing each entry).
         var ranges: [String: (Date, Date)] = [:]
-        for entry in entries where samples[entry.index].attribution == .writerTotals {
-            let item = samples[entry.index]
+        var members: [String: [Range<Int>]] = [:]
+        var runType: String?, runFirst = Date.distantPast, runLast = Date.distantPast, runStart = 0, runEnd = 0
+        func closeRun() {
+            guard let runType else { return }
+            let range = ranges[runType] ?? (runFirst, runLast)
+            ranges[runType] = (min(range.0, runFirst), max(range.1, runLast))
+            members[runType, default: []].append(runStart..<runEnd)
+        }
+        for index in entries.indices where samples[entries[index].index].attribution == .writerTotals {
+            let item = samples[entries[index].index]
             // Stored objects are found by their start; a night's stages start at the night's start or later.
             let first = item.nightStart ?? item.start
-            let range = ranges[item.type] ?? (first, item.end)
-            ranges[item.type] = (min(range.0, first), max(range.1, item.end))
+            if item.type == runType {
+                runFirst = min(runFirst, first)
+                runLast = max(runLast, item.end)
+            } else {
+                closeRun()
+                runType = item.type; runFirst = first; runLast = item.end; runStart = index
+            }
+            runEnd = index + 1
         }
+        closeRun()
         for (type, range) in ranges {
             let stored = try await bulk.syncedObjects(type: type, sourceKey: totals.key, start: range.0,
                                                       end: range.1.addingTimeInterval(1))
             guard !stored.isEmpty else { continue }
-            for index in entries.indices {
+            for index in (members[type] ?? []).joined() {
                 let item = samples[entries[index].index]
+                // A span may hold other entries between the totals of its type.
                 guard item.attribution == .writerTotals, item.type == type,
                       let old = stored[item.syncIdentifier] else { continue }
                 let value: Double

@@ -19,6 +19,8 @@ struct IngestValidator {
     private(set) var reasons: [String: String] = [:]
     /// Types by identifier, resolved once per payload.
     private var types: [String: SampleType] = [:]
+    /// The last type resolved: a payload's samples come metric by metric, so most lookups hash nothing.
+    private var lastType: (identifier: String, type: SampleType)?
 
     init(now: Date) { self.now = now }
 
@@ -105,9 +107,13 @@ struct IngestValidator {
     }
 
     private mutating func type(_ identifier: String) throws(HealthError) -> SampleType {
-        if let known = types[identifier] { return known }
-        let resolved = try SampleTypeRegistry.resolve(identifier)
-        types[identifier] = resolved
+        if let lastType, lastType.identifier == identifier { return lastType.type }
+        let resolved: SampleType
+        if let known = types[identifier] { resolved = known } else {
+            resolved = try SampleTypeRegistry.resolve(identifier)
+            types[identifier] = resolved
+        }
+        lastType = (identifier, resolved)
         return resolved
     }
 

@@ -129,7 +129,9 @@ public struct StoreCopier: Sendable {
             try await target.setPriority(type: summary.type, sources: ordered.map(\.source.key))
             report.priorityOrders += 1
         }
-        for (name, value) in try await source.settings(prefix: "") where !name.hasPrefix("store_copy_anchor:") {
+        // Not copied: copy progress, and pending MCP tool confirmations (`mcp_confirmation:`, one server's questions).
+        for (name, value) in try await source.settings(prefix: "")
+        where !name.hasPrefix("store_copy_anchor:") && !name.hasPrefix("mcp_confirmation:") {
             // Priority orders are copied above, through their own requirement; a store may keep them as settings.
             guard try await target.setting(name) != value else { continue }
             try await target.setSetting(name, value)

@@ -72,14 +72,13 @@ extension PostgresHealthStore {
     }
 
     /// Listens on `<schema>_changes` until cancelled, reconnecting with a growing pause (at most 2 s) after the
-    /// connection drops; after each reconnect, announces what was committed while it was away.
+    /// connection drops. Each time its `LISTEN` takes effect (the first time too) it announces what was committed
+    /// since the highest anchor the store knew (at its opening, its own commits, what it heard): a commit made while
+    /// the listener was connecting, or away, is announced once, never lost. A commit made shortly before a
+    /// subscription may be announced to it as well, which a subscriber treats as any change: it reads the feed.
     func listenForCommits() async {
         let channel = configuration.schema + "_changes"
         var pause = Duration.milliseconds(100)
-        var connectedBefore = false
-        if let anchor = try? await currentAnchor() {
-            _ = observers.withLock { $0.highest = max($0.highest, anchor) }
-        }
         while !Task.isCancelled {
             do {
                 let connection = try await Self.connect(configuration, logger: logger)
@@ -94,8 +93,7 @@ extension PostgresHealthStore {
                 }
                 defer { Task { try? await connection.close() } }
                 try await connection.listen(on: channel) { notifications in
-                    if connectedBefore { await self.catchUp() }
-                    connectedBefore = true
+                    await self.catchUp()
                     pause = .milliseconds(100)
                     for try await notification in notifications {
                         await self.heard(notification.payload)
@@ -105,7 +103,6 @@ extension PostgresHealthStore {
                 if Task.isCancelled { return }
                 logger.debug("the change listener lost PostgreSQL; reconnecting", metadata: ["error": "\(type(of: error))"])
             }
-            connectedBefore = true
             try? await Task.sleep(for: pause)
             pause = min(pause * 2, .seconds(2))
         }

@@ -11,7 +11,7 @@ extension PostgresHealthStore {
     /// change numbers are handed out gap-free and in commit order.
     func lockSequence(_ connection: PostgresConnection) async throws -> Int64 {
         let rows = try await connection.query(
-            "SELECT value FROM counters WHERE person_id = \(Self.ownerUUID) AND name = 'seq' FOR UPDATE",
+            "SELECT value FROM counters WHERE person_id = \(personUUID) AND name = 'seq' FOR UPDATE",
             logger: logger)
         for try await value in rows.decode(Int64.self) { return value }
         throw HealthError(.storeUnavailable, "the PostgreSQL store's change counter is missing")
@@ -20,7 +20,7 @@ extension PostgresHealthStore {
     func setSequence(_ seq: Int64, from base: Int64, _ connection: PostgresConnection) async throws {
         guard seq != base else { return }
         try await connection.query(
-            "UPDATE counters SET value = \(seq) WHERE person_id = \(Self.ownerUUID) AND name = 'seq'",
+            "UPDATE counters SET value = \(seq) WHERE person_id = \(personUUID) AND name = 'seq'",
             logger: logger)
     }
 

@@ -12,16 +12,16 @@ struct PostgresMigration: Sendable {
 }
 
 extension PostgresHealthStore {
-    /// The store's migrations, in version order.
+    /// The shipped migrations that do not depend on the store's person (version 1), in version order; the store
+    /// runs ``migrations(person:)``.
     ///
     /// Every data table carries `person_id` (the owner, ``ownerPersonID``, until people arrive), so that row-level
-    /// security can be switched on later without rewriting a table:
+    /// security is switched on without rewriting a table (version 2, ``rowSecurityMigration(person:)``):
     ///
     /// ```sql
     /// ALTER TABLE samples ENABLE ROW LEVEL SECURITY;
-    /// CREATE POLICY person_rows ON samples
-    ///     USING (person_id = current_setting('healthbridge.person_id')::uuid);
-    /// -- and a session bound to one person: SET healthbridge.person_id = '…'
+    /// ALTER TABLE samples FORCE ROW LEVEL SECURITY;
+    /// CREATE POLICY person_rows ON samples USING (person_id = '<person>') WITH CHECK (person_id = '<person>');
     /// ```
     ///
     /// The dictionaries (`types`, `units`, `sources`) hold no health values and stay shared; the change counter is
@@ -172,16 +172,75 @@ extension PostgresHealthStore {
         ]),
     ]
 
-    /// The newest schema version this build knows.
-    static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }
+    /// The tables that hold a person's rows (all of the store's but `schema_migrations`): the dictionaries get a
+    /// `person_id` in version 2, so that every table is under row-level security.
+    static let personTables = ["counters", "settings", "samples", "tombstones", "workouts", "routes", "correlations",
+                               "documents", "type_sources", "source_priority"]
+    static let dictionaryTables = ["types", "units", "sources"]
 
-    /// Creates the schema if missing and applies the migrations not yet applied, all in one transaction under an
-    /// advisory lock of the schema: two processes starting at once migrate once (the second waits, then finds
-    /// nothing to do). A schema migrated by a newer HealthBridge is refused.
+    /// Version 2, the second wall between people: every table's `person_id` is the store's person (rows written
+    /// before people had their own ids are moved to it, the column's default becomes it; the dictionaries gain the
+    /// column), and every table has row-level security enabled and forced with one policy,
+    /// `person_id = '<person>'` for reading (USING) and writing (WITH CHECK). The person's role
+    /// (``provisionRole(_:)``) is not a superuser and does not own the tables, so the policy binds it; forced, it
+    /// binds the (non-superuser) owner too.
+    static func rowSecurityMigration(person: String) -> PostgresMigration {
+        var statements: [String] = []
+        for table in dictionaryTables {
+            statements.append("ALTER TABLE \(table) ADD COLUMN person_id uuid NOT NULL DEFAULT '\(person)'")
+        }
+        for table in personTables {
+            statements.append("UPDATE \(table) SET person_id = '\(person)' WHERE person_id <> '\(person)'")
+            statements.append("ALTER TABLE \(table) ALTER COLUMN person_id SET DEFAULT '\(person)'")
+        }
+        for table in personTables + dictionaryTables {
+            statements.append("ALTER TABLE \(table) ENABLE ROW LEVEL SECURITY")
+            statements.append("ALTER TABLE \(table) FORCE ROW LEVEL SECURITY")
+            statements.append("""
+                CREATE POLICY person_rows ON \(table) USING (person_id = '\(person)') WITH CHECK (person_id = '\(person)')
+                """)
+        }
+        return PostgresMigration(version: 2, name: "row level security", statements: statements)
+    }
+
+    /// Version 3: the indexes that answer reads from the index alone (the scan of a type's samples, "is this type
+    /// present") carry `person_id` as well, so that the policy's `person_id = '<person>'` is checked in the index and
+    /// the scan stays index-only under row-level security (without it every row is fetched from the table: the scan
+    /// of 33,000 samples took 21.5 ms instead of 9.8 ms).
+    static let personIndexMigration = PostgresMigration(version: 3, name: "indexes carry person_id", statements: [
+        """
+        CREATE INDEX samples_scan_person ON samples (type_id, start, seq)
+            INCLUDE ("end", value, source_id, unit_id, person_id)
+        """,
+        "DROP INDEX samples_scan",
+        "ALTER INDEX samples_scan_person RENAME TO samples_scan",
+        "CREATE INDEX correlations_type_start_person ON correlations (type_id, start) INCLUDE (person_id)",
+        "DROP INDEX correlations_type_start",
+        "ALTER INDEX correlations_type_start_person RENAME TO correlations_type_start",
+    ])
+
+    /// Every migration for the store's person, in version order: the shipped ones, then row-level security and the
+    /// indexes it wants.
+    static func migrations(person: String) -> [PostgresMigration] {
+        migrations + [rowSecurityMigration(person: person), personIndexMigration]
+    }
+
+    /// The newest schema version this build knows.
+    static var latestVersion: Int { migrations(person: ownerPersonID).map(\.version).max() ?? 0 }
+
+    /// Creates the schema if missing and applies the migrations not yet applied, then provisions the person's role
+    /// (``provisionRole(_:)``), all in one transaction under an advisory lock of the schema, on a connection of its
+    /// own as the connecting (administrating) user: two processes starting at once migrate once (the second waits,
+    /// then finds nothing to do). A schema migrated by a newer HealthBridge is refused.
     func migrate() async throws {
         let schema = configuration.schema
         let logger = self.logger
-        let applied = try await withConnection { connection -> [Int] in
+        let migrations = Self.migrations(person: personUUID.uuidString.lowercased())
+        let configuration = self.configuration
+        let admin = try await Self.connectWithinTimeout(configuration, asRole: false, logger: logger)
+        defer { Task { try? await admin.close() } }
+        let applied = try await Self.mappingErrors { () async throws -> [Int] in
+            let connection = admin
             try await connection.query("BEGIN", logger: logger)
             do {
                 let lockKey = "healthbridge.migrate." + schema
@@ -203,7 +262,7 @@ extension PostgresHealthStore {
                                       "the PostgreSQL schema \(schema) was written by a newer HealthBridge (version \(newest)); upgrade healthbridge to open it (nothing was changed)")
                 }
                 var appliedNow: [Int] = []
-                for migration in Self.migrations where !done.contains(migration.version) {
+                for migration in migrations where !done.contains(migration.version) {
                     try await connection.query(PostgresQuery(unsafeSQL: "SET LOCAL search_path TO \(schema)"), logger: logger)
                     for statement in migration.statements {
                         try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
@@ -213,6 +272,20 @@ extension PostgresHealthStore {
                         "INSERT INTO schema_migrations (version, name) VALUES (\(version), \(name))", logger: logger)
                     appliedNow.append(migration.version)
                 }
+                // A schema is one person's: opened for someone else (a `--person` that does not match the schema's
+                // policy), the store would find no change counter and write rows its own policy hides. Refused.
+                let person = personUUID
+                let owned = try await connection.query(PostgresQuery(unsafeSQL: """
+                    SELECT count(*) FROM \(schema).counters WHERE person_id = '\(person.uuidString.lowercased())' AND name = 'seq'
+                    """), logger: logger)
+                var counters: Int64 = 0
+                for try await count in owned.decode(Int64.self) { counters = count }
+                guard counters == 1 else {
+                    throw HealthError(.invalidArgument,
+                                      "the PostgreSQL schema \(schema) is another person's store; open it for the person it belongs to (--person)",
+                                      argument: "person")
+                }
+                try await Self.provisionRole(configuration, connection, migrated: !appliedNow.isEmpty, logger: logger)
                 try await connection.query("COMMIT", logger: logger)
                 return appliedNow
             } catch {
@@ -225,10 +298,92 @@ extension PostgresHealthStore {
         }
     }
 
+    /// Runs `body`, mapping a database error to a ``HealthError`` (as ``withConnection(_:)`` does).
+    static func mappingErrors<T>(_ body: () async throws -> T) async throws -> T {
+        do { return try await body() } catch { throw mapError(error) }
+    }
+
+    /// Makes the person's role (``PostgresStoreConfiguration/roleName``) if it is missing and gives it exactly what
+    /// the store needs: `USAGE` on this schema, `SELECT, INSERT, UPDATE, DELETE` on its tables (`SELECT` only on
+    /// `schema_migrations`), `USAGE` on its identity sequences, `TEMPORARY` on the database (the `COPY` staging
+    /// table); `PUBLIC` gets nothing on the schema or its tables. The connecting user must be able to make the role
+    /// (superuser or `CREATEROLE`) unless an administrator made it and granted it to that user already; otherwise
+    /// opening fails with `.storeUnavailable` naming what is missing. There is no fallback to working without the
+    /// role: a store either has the second wall or does not open.
+    ///
+    /// A store opened again, with nothing migrated and its role in place, checks that with one query and changes
+    /// nothing (`migrated` false).
+    static func provisionRole(_ configuration: PostgresStoreConfiguration, _ connection: PostgresConnection,
+                              migrated: Bool, logger: Logger) async throws {
+        let role = configuration.roleName, schema = configuration.schema
+        if !migrated {
+            let check = try await connection.query("""
+                SELECT CASE WHEN EXISTS (SELECT 1 FROM pg_roles WHERE rolname = \(role))
+                    THEN pg_has_role(current_user, \(role), 'MEMBER')
+                         AND has_schema_privilege(\(role), \(schema), 'USAGE')
+                         AND has_table_privilege(\(role), \(schema + ".samples"), 'SELECT, INSERT, UPDATE, DELETE')
+                    ELSE false END
+                """, logger: logger)
+            var inPlace = false
+            for try await value in check.decode(Bool.self) { inPlace = value }
+            if inPlace { return }
+        }
+        // Roles and the database's privileges are shared by every store of the database: their catalog rows are
+        // changed by one store's transaction at a time ("tuple concurrently updated" otherwise).
+        try await connection.query("SELECT pg_advisory_xact_lock(hashtext('healthbridge.provision'))", logger: logger)
+        var exists = false, member = false, mayCreate = false
+        let rows = try await connection.query("""
+            SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = \(role)),
+                   CASE WHEN EXISTS (SELECT 1 FROM pg_roles WHERE rolname = \(role))
+                        THEN pg_has_role(current_user, \(role), 'MEMBER') ELSE false END,
+                   (SELECT rolsuper OR rolcreaterole FROM pg_roles WHERE rolname = current_user)
+            """, logger: logger)
+        for try await (e, m, c) in rows.decode((Bool, Bool, Bool).self) { exists = e; member = m; mayCreate = c }
+        let user = configuration.username
+        if !exists || !member {
+            guard mayCreate else {
+                throw HealthError(.storeUnavailable, exists
+                    ? "the PostgreSQL user '\(user)' is not a member of the store's role \(role) and may not grant it (no CREATEROLE); as an administrator run: GRANT \(role) TO \(user)"
+                    : "the PostgreSQL user '\(user)' may not create the store's role \(role) (it needs CREATEROLE); as an administrator run: CREATE ROLE \(role) NOLOGIN; GRANT \(role) TO \(user) — or ALTER ROLE \(user) CREATEROLE")
+            }
+            if !exists {
+                try await connection.query(PostgresQuery(unsafeSQL: "CREATE ROLE \(role) NOLOGIN"), logger: logger)
+                logger.info("created the PostgreSQL role of the store's person", metadata: ["role": "\(role)"])
+            }
+            // A superuser is a member of every role already; a CREATEROLE user grants it to itself.
+            let recheck = try await connection.query("SELECT pg_has_role(current_user, \(role), 'MEMBER')", logger: logger)
+            var isMember = false
+            for try await value in recheck.decode(Bool.self) { isMember = value }
+            if !isMember {
+                try await connection.query(PostgresQuery(unsafeSQL: "GRANT \(role) TO CURRENT_USER"), logger: logger)
+            }
+        }
+        let database = "\"" + configuration.database.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        for statement in [
+            "REVOKE ALL ON SCHEMA \(schema) FROM PUBLIC",
+            "REVOKE ALL ON ALL TABLES IN SCHEMA \(schema) FROM PUBLIC",
+            "GRANT USAGE ON SCHEMA \(schema) TO \(role)",
+            "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA \(schema) TO \(role)",
+            "REVOKE INSERT, UPDATE, DELETE ON \(schema).schema_migrations FROM \(role)",
+            "GRANT USAGE ON ALL SEQUENCES IN SCHEMA \(schema) TO \(role)",
+        ] {
+            try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+        }
+        // PUBLIC may create temporary tables by default; where an administrator revoked that, the role gets it.
+        let temporary = try await connection.query(
+            "SELECT has_database_privilege(\(role), current_database(), 'TEMPORARY')", logger: logger)
+        var mayUseTemporary = true
+        for try await value in temporary.decode(Bool.self) { mayUseTemporary = value }
+        if !mayUseTemporary {
+            try await connection.query(PostgresQuery(unsafeSQL: "GRANT TEMPORARY ON DATABASE \(database) TO \(role)"),
+                                       logger: logger)
+        }
+    }
+
     /// The migrations applied to this store's schema, in order (tests, `status`).
     ///
     /// ```swift
-    /// try await store.appliedMigrations()   // [1]
+    /// try await store.appliedMigrations()   // [1, 2, 3]
     /// ```
     public func appliedMigrations() async throws -> [Int] {
         let logger = self.logger

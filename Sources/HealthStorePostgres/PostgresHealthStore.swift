@@ -39,6 +39,9 @@ public final class PostgresHealthStore: BulkImportStore {
     /// The owner's person id: the default of every `person_id` column until people arrive.
     public static let ownerPersonID = "00000000-0000-0000-0000-000000000000"
     static let ownerUUID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+    /// This store's person (``PostgresStoreConfiguration/personUUID``): the `person_id` of every row it writes and
+    /// the only one its row-level security lets through.
+    let personUUID: UUID
 
     /// Connects, creates the schema if it is missing and runs the migrations.
     ///
@@ -47,10 +50,15 @@ public final class PostgresHealthStore: BulkImportStore {
     public init(configuration: PostgresStoreConfiguration, logger: Logger) async throws {
         self.configuration = configuration
         self.logger = logger
+        personUUID = UUID(uuidString: configuration.personUUID) ?? Self.ownerUUID
         let client = PostgresClient(configuration: Self.clientConfiguration(configuration), backgroundLogger: logger)
         pool = Mutex((client, Task { await client.run() }))
         do {
             try await migrate()
+            // Where a change listener started later catches up from: a commit made between a subscription and its
+            // LISTEN taking effect is announced then, not lost.
+            let anchor = try await currentAnchor()
+            observers.withLock { $0.highest = max($0.highest, anchor) }
         } catch {
             await close()
             throw error
@@ -126,17 +134,28 @@ public final class PostgresHealthStore: BulkImportStore {
         logger.info("PostgreSQL is back; the store opened a fresh connection pool")
     }
 
-    /// Drops the store's schema with everything in it (tests; `store copy` back to SQLite never does).
+    /// Drops the store's schema with everything in it, and its person's role
+    /// (``PostgresStoreConfiguration/roleName``): tests, and `people remove` on PostgreSQL; `store copy` back to
+    /// SQLite never does.
     ///
     /// ```swift
     /// try await PostgresHealthStore.dropSchema(configuration: configuration, logger: logger)
     /// ```
     public static func dropSchema(configuration: PostgresStoreConfiguration, logger: Logger) async throws {
-        let connection = try await connect(configuration, logger: logger)
+        let connection = try await connect(configuration, asRole: false, logger: logger)
         defer { Task { try? await connection.close() } }
+        let role = configuration.roleName
         do {
             try await connection.query(PostgresQuery(unsafeSQL: "DROP SCHEMA IF EXISTS \(configuration.schema) CASCADE"),
                                        logger: logger)
+            let rows = try await connection.query("SELECT count(*) FROM pg_roles WHERE rolname = \(role)", logger: logger)
+            var exists = false
+            for try await count in rows.decode(Int64.self) { exists = count > 0 }
+            if exists {
+                // The role's remaining privileges (the database's TEMPORARY) go first; DROP ROLE refuses otherwise.
+                try await connection.query(PostgresQuery(unsafeSQL: "DROP OWNED BY \(role)"), logger: logger)
+                try await connection.query(PostgresQuery(unsafeSQL: "DROP ROLE IF EXISTS \(role)"), logger: logger)
+            }
         } catch {
             throw mapError(error)
         }
@@ -163,15 +182,20 @@ public final class PostgresHealthStore: BulkImportStore {
                                                   database: configuration.database, tls: tls(configuration.tls))
         result.options.connectTimeout = configuration.acquireTimeout
         result.options.maximumConnections = configuration.maximumConnections
+        // Every pooled connection works as the person's role from its start (the `role` setting in the startup
+        // packet, as `PGOPTIONS='-c role=…'`): no extra round trip per call, and a connection the pool reopens or
+        // reuses can never be found without it. Row-level security and the role's privileges apply to all its work.
         result.options.additionalStartupParameters = [("search_path", configuration.schema),
-                                                      ("application_name", applicationName(configuration))]
+                                                      ("application_name", applicationName(configuration)),
+                                                      ("role", configuration.roleName)]
         result.options.keepAliveBehavior = .init(frequency: .seconds(15))
         return result
     }
 
-    /// A connection of its own (the change listener, ``dropSchema(configuration:logger:)``), within the acquire
-    /// timeout.
-    static func connect(_ configuration: PostgresStoreConfiguration, logger: Logger) async throws -> PostgresConnection {
+    /// A connection of its own (the change listener, the migrations, ``dropSchema(configuration:logger:)``), within
+    /// the acquire timeout: as the person's role (`asRole`), else as the connecting (administrating) user.
+    static func connect(_ configuration: PostgresStoreConfiguration, asRole: Bool = true,
+                        logger: Logger) async throws -> PostgresConnection {
         let tlsMode: PostgresConnection.Configuration.TLS
         switch configuration.tls {
         case .disable: tlsMode = .disable
@@ -190,11 +214,37 @@ public final class PostgresHealthStore: BulkImportStore {
         connectionConfiguration.options.connectTimeout = .seconds(max(1, seconds))
         connectionConfiguration.options.additionalStartupParameters = [("search_path", configuration.schema),
                                                                        ("application_name", applicationName(configuration))]
+        if asRole { connectionConfiguration.options.additionalStartupParameters.append(("role", configuration.roleName)) }
         do {
             return try await PostgresConnection.connect(configuration: connectionConfiguration,
                                                         id: Int.random(in: 1...Int(Int32.max)), logger: logger)
         } catch {
             throw mapError(error)
+        }
+    }
+
+    /// ``connect(_:asRole:logger:)`` bounded by the acquire timeout from the caller's side, as
+    /// ``withConnection(_:)`` is: the deadline is a task's sleep, not the event loop's timer, so a caller is answered
+    /// (`.storeUnavailable`) in time even when the event loops are slow to report. A connection that arrives after
+    /// the deadline is closed.
+    static func connectWithinTimeout(_ configuration: PostgresStoreConfiguration, asRole: Bool,
+                                     logger: Logger) async throws -> PostgresConnection {
+        let timeout = configuration.acquireTimeout
+        let attempt = Task { try await connect(configuration, asRole: asRole, logger: logger) }
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<PostgresConnection, any Error>) in
+            let first = FirstResult(continuation)
+            let timer = Task {
+                try? await Task.sleep(for: timeout)
+                guard !Task.isCancelled else { return }
+                first.resume(.failure(HealthError(
+                    .storeUnavailable, "PostgreSQL did not answer within \(timeout); try again when the database is back")))
+                if let late = try? await attempt.value { try? await late.close() }
+            }
+            Task {
+                let result = await attempt.result
+                timer.cancel()
+                first.resume(result)
+            }
         }
     }
 
@@ -303,6 +353,12 @@ public final class PostgresHealthStore: BulkImportStore {
                 return HealthError(.storeUnavailable, "the PostgreSQL store's schema is missing (\(state))")
             case "28000", "28P01":
                 return HealthError(.storeUnavailable, "PostgreSQL refused the store's credentials (\(state))")
+            case "42501":
+                return HealthError(.storeUnavailable,
+                                   "the PostgreSQL store's role may not do this (permission denied, 42501)")
+            case "42704" where (error.serverInfo?[.message] ?? "").contains("role"):
+                return HealthError(.storeUnavailable,
+                                   "the PostgreSQL store's role is missing (42704); open the store as its administrator to create it")
             default:
                 return HealthError(.internalError, "the PostgreSQL store failed (SQLSTATE \(state))")
             }

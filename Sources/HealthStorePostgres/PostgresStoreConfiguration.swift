@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HealthModel
 
@@ -30,6 +31,9 @@ public struct PostgresStoreConfiguration: Sendable, Hashable {
     public var acquireTimeout: Duration = .seconds(5)
     /// The most connections the store's pool opens (the change listener has one more of its own).
     public var maximumConnections: Int = 10
+    /// The person whose store this schema is (their household id, e.g. `alex-martin`); nil for the household's
+    /// owner. It names the rows row-level security lets through (``personUUID``); `--person` sets it.
+    public var person: String?
 
     public init(host: String, port: Int = 5432, username: String = "postgres", password: String? = nil,
                 database: String? = nil, schema: String = "healthbridge", tls: TLSMode = .disable) {
@@ -96,6 +100,41 @@ public struct PostgresStoreConfiguration: Sendable, Hashable {
     /// The URL without the password, for logs and `status`.
     public var redactedDescription: String {
         "postgres://\(username)@\(host):\(port)/\(database)?schema=\(schema)"
+    }
+
+    /// The value of every `person_id` column of this store, and the only one its row-level security policies let
+    /// through: the owner's is ``PostgresHealthStore/ownerPersonID``; another person's is derived from their id
+    /// (the first 16 bytes of SHA-256 of `healthbridge.person.<id>`, marked as a version-8 UUID), so every process
+    /// computes the same.
+    ///
+    /// ```swift
+    /// var configuration = try PostgresStoreConfiguration(url: "postgres://hb@db/health?schema=healthbridge_alex")
+    /// configuration.person = "alex"
+    /// configuration.personUUID   // "9c6d…" (stable for "alex")
+    /// ```
+    public var personUUID: String {
+        guard let person, !person.isEmpty, person != "owner" else { return PostgresHealthStore.ownerPersonID }
+        var bytes = Array(SHA256.hash(data: Data(("healthbridge.person." + person).utf8)).prefix(16))
+        bytes[6] = (bytes[6] & 0x0F) | 0x80  // version 8 (vendor-defined)
+        bytes[8] = (bytes[8] & 0x3F) | 0x80  // RFC 4122 variant
+        let uuid = UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                               bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        return uuid.uuidString.lowercased()
+    }
+
+    /// The database role the store's data work runs as (`SET ROLE` on every pooled connection): `NOLOGIN`, created
+    /// by the connecting user when the store is first opened, with `USAGE` on this schema and the table privileges
+    /// the store needs, nothing elsewhere. Roles are cluster-wide, so the name carries a hash of the database and
+    /// schema: `hb_<schema>_<8 hex>`, at most 62 bytes, a plain identifier.
+    ///
+    /// ```swift
+    /// try PostgresStoreConfiguration(url: "postgres://hb@db/health?schema=healthbridge_alex").roleName
+    /// // "hb_healthbridge_alex_1f0c2a9e"
+    /// ```
+    public var roleName: String {
+        let digest = SHA256.hash(data: Data("\(database)\u{0}\(schema)".utf8))
+        let hex = digest.prefix(4).map { String(format: "%02x", $0) }.joined()
+        return "hb_" + String(schema.prefix(50)) + "_" + hex
     }
 
     /// A lower-case SQL identifier that needs no quoting: `[a-z_][a-z0-9_]{0,62}`.

@@ -10,7 +10,7 @@ struct PeopleCommand: AsyncParsableCommand {
             directory of their own under people/<id>/. Every command acts on one person: --person ID (or \
             $HEALTHBRIDGE_PERSON), the owner by default. Nothing crosses people: a device paired for one person, or \
             an agent given one person's MCP endpoint, never sees another's data. On PostgreSQL each person has a \
-            schema of their own (<schema>_<id>).
+            schema of their own (<schema>_<id>) and a role of their own under row-level security (docs/stores.md).
             Examples:
               healthbridge people add "Alex Martin"
               healthbridge import export.zip --person alex-martin

@@ -21,15 +21,18 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Serve your data: MCP at /mcp (loopback), the paired HTTPS export API, and an OpenClaw node.",
         discussion: """
             Three listeners run as one service group and stop together on SIGINT or SIGTERM:
-            - MCP over HTTP (--mcp-port 8080, --mcp-bind 127.0.0.1). Beyond loopback a bearer token is required: \
-            --mcp-token, or one generated once and kept in the data directory (file mcp-token, mode 0600). With a \
-            token on loopback, it is required too. Clients send `Authorization: Bearer <token>`.
+            - MCP over HTTP (--mcp-port 8080, --mcp-bind 127.0.0.1). Beyond loopback it needs TLS: --mcp-tls (the \
+            server's own certificate, the export API's) or a TLS proxy in front (--mcp-public-url); plain HTTP beyond \
+            loopback is refused. There OAuth is on, and the owner's bearer token is accepted too: --mcp-token, or one \
+            generated once and kept in the data directory (file mcp-token, mode 0600). With a token on loopback, it \
+            is required too. Clients send `Authorization: Bearer <token>`.
             - The export API for paired devices (HTTPS, --api-port 8443, --api-bind 0.0.0.0) unless --no-api.
             - With --gateway (or $OPENCLAW_GATEWAY_URL), the OpenClaw gateway node.
             - The web console (unless --no-console) on a loopback address of this install's own, \
             http://127.x.y.z:<mcp-port>/ (kept in the data directory, file console-address; 127.0.0.1 where it \
-            cannot be bound, with a warning), only while the MCP listener is on loopback: serve prints a one-time \
-            login link; `healthbridge console` prints a fresh one.
+            cannot be bound, with a warning; any free port when the MCP listener holds the port on every address), \
+            also while MCP listens beyond loopback: serve prints a one-time login link; `healthbridge console` prints \
+            a fresh one.
             --port, --bind and --token are the old names of --mcp-port, --mcp-bind and --mcp-token.
             """)
 
@@ -38,8 +41,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: [.customLong("mcp-port"), .customLong("port")], help: "MCP endpoint TCP port.")
     var mcpPort = 8080
     @Option(name: [.customLong("mcp-bind"), .customLong("bind")],
-            help: "Address the MCP endpoint listens on (0.0.0.0 for every interface; needs a token).")
+            help: "Address the MCP endpoint listens on (beyond loopback, e.g. 0.0.0.0, it needs --mcp-tls or --mcp-public-url).")
     var mcpBind = "127.0.0.1"
+    @Flag(name: .customLong("mcp-tls"),
+          help: "Serve MCP over TLS with this server's own certificate (the export API's, pinned by its SHA-256); OAuth on with resource https://HOST:PORT/mcp.")
+    var mcpTLS = false
     @Option(name: [.customLong("mcp-token"), .customLong("token")],
             help: "Bearer token MCP clients must send (default beyond loopback: generated and stored in the data directory).")
     var mcpToken: String?
@@ -61,6 +67,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .customLong("oauth-dynamic-registration"),
           help: "Let MCP clients register themselves with OAuth (RFC 7591); off by default (Client ID Metadata Documents only).")
     var oauthDynamicRegistration = false
+    @Option(name: .customLong("oauth-client-ca"),
+            help: "A PEM file of CA certificates trusted, beside the system's, when fetching https Client ID Metadata Documents (an internal CA, tests).")
+    var oauthClientCA: String?
 
     func validate() throws {
         guard (0...65_535).contains(mcpPort) else { throw ValidationError("--mcp-port must be between 0 and 65535") }
@@ -69,6 +78,15 @@ struct ServeCommand: AsyncParsableCommand {
             do { _ = try OAuthServer.resourceURL(publicURL: mcpPublicURL) } catch {
                 throw ValidationError("--mcp-public-url: \(error.message)")
             }
+        }
+        if let oauthClientCA {
+            do { _ = try ClientTrustRoots(pemFile: oauthClientCA) } catch { throw ValidationError("--oauth-client-ca: \(error.message)") }
+        }
+        if mcpTLS, mcpPort == 0, mcpPublicURL == nil {
+            throw ValidationError("--mcp-tls needs a fixed --mcp-port: OAuth's resource https://HOST:PORT/mcp names it")
+        }
+        if !Loopback.isLoopback(mcpBind), !mcpTLS, mcpPublicURL == nil {
+            throw ValidationError(MCPListenerPlan.plainBeyondLoopbackMessage(bind: mcpBind))
         }
         if let gateway = gateway ?? ProcessInfo.processInfo.environment["OPENCLAW_GATEWAY_URL"] {
             do { try GatewayURLPolicy.check(gateway, allowInsecure: allowInsecureGateway) } catch {
@@ -79,15 +97,18 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let shared = try await SharedPieces.open(store, demo: demo)
-        let place = consolePlace(shared)
-        let console = try place.map { try makeConsole(shared, host: $0.host, interfaces: interfaces(console: $0.host)) }
+        let plan = try listenerPlan()
+        let identity = try mcpIdentity(plan, home: shared.home.directory)
+        let place = consolePlace(shared, plan: plan)
+        let console = try place.map { try makeConsole(shared, place: $0, interfaces: interfaces(plan, console: $0)) }
         let ownListener = place?.ownListener == true
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: try mcpApplication(shared, console: ownListener ? nil : console,
-                                              consoleRedirect: ownListener ? place?.host : nil)),
+            .init(service: try mcpApplication(shared, plan: plan, identity: identity, console: ownListener ? nil : console,
+                                              consoleRedirect: ownListener && plan.isLoopback ? place?.host : nil,
+                                              consoleOn: console != nil)),
         ]
         if let console, let place, place.ownListener {
-            services.append(.init(service: consoleApplication(console, host: place.host, home: shared.home.directory)))
+            services.append(.init(service: consoleApplication(console, place: place, home: shared.home.directory)))
         }
         if let export = api.exportService(shared) { services.append(.init(service: export)) }
         let environment = ProcessInfo.processInfo.environment
@@ -102,12 +123,31 @@ struct ServeCommand: AsyncParsableCommand {
         try await group.run()
     }
 
+    /// The MCP listener's plan from the flags (``validate()`` has refused plain HTTP beyond loopback).
+    func listenerPlan() throws -> MCPListenerPlan {
+        let publicResource = try mcpPublicURL.map { try OAuthServer.resourceURL(publicURL: $0) }
+        return try MCPListenerPlan(bind: mcpBind, port: mcpPort, tls: mcpTLS, publicResource: publicResource,
+                                   advertisedHost: { RuntimeInfo.advertisedHost(bind: $0) })
+    }
+
+    /// With `--mcp-tls`, the server's identity (the export API's): loaded, or created here, before the export API
+    /// loads it, with the address agents use and this machine's LAN addresses among its names. Says so when an
+    /// existing certificate does not name that address (agents then pin its fingerprint).
+    func mcpIdentity(_ plan: MCPListenerPlan, home: URL) throws -> ServerIdentity? {
+        guard plan.tls else { return nil }
+        let (identity, _) = try ServerIdentity.loadOrCreate(home: home, hostNames: ServerIdentity.hostNames(adding: [plan.agentHost]))
+        if !identity.names(plan.agentHost) {
+            Output.stderr("MCP TLS: the certificate does not name \(plan.agentHost) (it was made before, for \(identity.subjectAlternativeNames.joined(separator: ", "))): agents must pin its SHA-256 fingerprint rather than check the host name. Removing \(home.appendingPathComponent(ServerIdentity.directoryName).path) makes a new identity that names it (paired devices then pair again).")
+        }
+        return identity
+    }
+
     /// What runs, for the console's overview.
-    func interfaces(console: String) -> [(name: String, address: String)] {
-        let host = mcpBind.contains(":") ? "[\(mcpBind)]" : mcpBind
-        let consoleHost = console.contains(":") ? "[\(console)]" : console
-        var list: [(name: String, address: String)] = [("MCP (HTTP)", "http://\(host):\(mcpPort)/mcp"),
-                                                       ("Console", "http://\(consoleHost):\(mcpPort)/")]
+    func interfaces(_ plan: MCPListenerPlan, console: MCPListenerPlan.ConsolePlacement) -> [(name: String, address: String)] {
+        let consoleHost = console.host.contains(":") ? "[\(console.host)]" : console.host
+        var list: [(name: String, address: String)] = [(plan.tls ? "MCP (HTTPS)" : "MCP (HTTP)", plan.endpointURL),
+                                                       ("Console", console.port == 0 ? "http://\(consoleHost) (a free port)"
+                                                                                     : "http://\(consoleHost):\(console.port)/")]
         if !api.noAPI { list.append(("Export API (HTTPS, paired devices)", "https://\(api.apiBind):\(api.apiPort)/api/v1")) }
         if let url = gateway ?? ProcessInfo.processInfo.environment["OPENCLAW_GATEWAY_URL"] {
             list.append(("OpenClaw node", url))
@@ -115,29 +155,22 @@ struct ServeCommand: AsyncParsableCommand {
         return list
     }
 
-    /// Where the console listens, or nil when it is off (`--no-console`, or the MCP listener beyond loopback: said
-    /// so). Normally on a listener of its own at this install's own loopback address (``ConsoleAddress``), on the
-    /// MCP port's number; where that address cannot be bound, as before at `/` of the MCP listener, with a warning
-    /// that its cookie is then shared with every web server on that address.
-    func consolePlace(_ shared: SharedPieces) -> (host: String, ownListener: Bool)? {
+    /// Where the console listens, or nil with `--no-console`. Always on loopback (``MCPListenerPlan/console(consoleHost:fallback:)``):
+    /// normally on a listener of its own at this install's own loopback address (``ConsoleAddress``), on the MCP
+    /// port's number, also while MCP listens beyond loopback (the OAuth consent page stays reachable on this
+    /// machine); where that address cannot be bound, with a warning that its cookie is then shared with every web
+    /// server on 127.0.0.1, at `/` of a plain loopback MCP listener as before, else on 127.0.0.1 by itself.
+    func consolePlace(_ shared: SharedPieces, plan: MCPListenerPlan) -> MCPListenerPlan.ConsolePlacement? {
         if noConsole { return nil }
-        guard Loopback.isLoopback(mcpBind) else {
-            Output.stderr("Console: off. It is served only while the MCP listener is on loopback, and that is on \(mcpBind) (bind it to 127.0.0.1 for the console, or pass --no-console).")
-            return nil
-        }
         let address = ConsoleAddress.resolve(home: shared.home.directory)
-        if let reason = address.fallbackReason {
-            Output.stderr("Console: \(reason).")
-            return (mcpBind == "localhost" ? ConsoleAddress.shared : mcpBind, false)
-        }
-        // An address the MCP listener holds (set by hand in the file): share its listener rather than fail to bind.
-        if address.host == mcpBind { return (address.host, false) }
-        return (address.host, true)
+        if let reason = address.fallbackReason { Output.stderr("Console: \(reason).") }
+        return plan.console(consoleHost: address.host, fallback: address.fallbackReason != nil)
     }
 
-    func makeConsole(_ shared: SharedPieces, host: String, interfaces: [(name: String, address: String)]) throws -> Console {
+    func makeConsole(_ shared: SharedPieces, place: MCPListenerPlan.ConsolePlacement,
+                     interfaces: [(name: String, address: String)]) throws -> Console {
         Console(service: shared.service, home: shared.home,
-                configuration: .init(port: mcpPort, host: host, interfaces: interfaces),
+                configuration: .init(port: place.port, host: place.host, interfaces: interfaces),
                 pairing: .pairedAPI(home: shared.home.directory), logger: CLILog.logger)
     }
 
@@ -153,22 +186,23 @@ struct ServeCommand: AsyncParsableCommand {
 
     /// The MCP endpoint over streamable HTTP; with `console`, the console at `/` too (the fallback); with
     /// `consoleRedirect`, `/` sends a browser to the console's own address instead (no cookie is set or read here).
-    func mcpApplication(_ shared: SharedPieces, console: Console?, consoleRedirect: String?) throws -> some Service {
-        let loopback = Loopback.isLoopback(mcpBind)
+    /// With `identity`, over TLS with the server's own certificate.
+    /// `consoleOn`: the console runs (here or on its own listener), so OAuth's consent page is its.
+    func mcpApplication(_ shared: SharedPieces, plan: MCPListenerPlan, identity: ServerIdentity?, console: Console?,
+                        consoleRedirect: String?, consoleOn: Bool) throws -> some Service {
         var bearer = mcpToken
-        if bearer == nil, !loopback {
+        if bearer == nil, plan.needsStoredToken {
             let stored = try HealthMCPHTTP.loadOrCreateToken(in: shared.home.directory)
             bearer = stored.token
             Output.stderr("Listening beyond loopback: clients need the bearer token \(stored.created ? "just generated in" : "in") \(stored.file.path)")
         }
         let router = Router()
         let home = shared.home.directory
-        let consoleOn = console != nil || consoleRedirect != nil
         let oauth = try oauthServer(shared, consentOrigin: { consoleOn ? ConsoleRuntime.load(home: home)?.origin : nil })
         oauth?.addRoutes(to: router)
         ServeCommand.addRoutes(to: router, service: shared.service, bearerToken: bearer,
-                               loopbackOnly: loopback && (mcpPublicURL.map { Loopback.isLoopback(URLComponents(string: $0)?.host ?? "") } ?? true),
-                               authorizer: oauth?.authorizer(staticToken: bearer, anonymous: loopback && bearer == nil && mcpPublicURL == nil))
+                               loopbackOnly: plan.loopbackOnly,
+                               authorizer: oauth?.authorizer(staticToken: bearer, anonymous: plan.anonymous(staticToken: bearer != nil)))
         if let console {
             console.addRoutes(to: router)
         } else if let consoleRedirect {
@@ -179,10 +213,11 @@ struct ServeCommand: AsyncParsableCommand {
                 return Response(status: .seeOther, headers: headers)
             }
         }
-        let host = mcpBind.contains(":") ? "[\(mcpBind)]" : mcpBind
-        FileHandle.standardOutput.write(Data("HealthBridge MCP endpoint: http://\(host):\(mcpPort)/mcp\(bearer != nil ? " (Authorization: Bearer <token>)" : "")\n".utf8))
+        let tls = identity.map { "\n  TLS certificate SHA-256: \($0.fingerprint) (the export API's; pin it, or trust \(shared.home.directory.appendingPathComponent(ServerIdentity.directoryName).appendingPathComponent(ServerIdentity.certificateFileName).path))" } ?? ""
+        FileHandle.standardOutput.write(Data("HealthBridge MCP endpoint: \(plan.endpointURL)\(bearer != nil ? " (Authorization: Bearer <token>)" : "")\(tls)\n".utf8))
         let port = mcpPort
-        return Application(router: router, server: HealthMCPHTTP.httpServer(),
+        let server = try identity.map { try $0.httpsServer(HealthMCPHTTP.httpServer()) } ?? HealthMCPHTTP.httpServer()
+        return Application(router: router, server: server,
                            configuration: .init(address: .hostname(mcpBind, port: mcpPort), serverName: "healthbridge"),
                            onServerRunning: { channel in
                                guard let console else { return }
@@ -192,12 +227,12 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// The console on a listener of its own, at its own loopback address and the MCP port's number.
-    func consoleApplication(_ console: Console, host: String, home: URL) -> some Service {
+    func consoleApplication(_ console: Console, place: MCPListenerPlan.ConsolePlacement, home: URL) -> some Service {
         let router = Router()
         console.addRoutes(to: router)
-        let port = mcpPort
+        let port = place.port
         return Application(router: router, server: HealthMCPHTTP.httpServer(),
-                           configuration: .init(address: .hostname(host, port: mcpPort),
+                           configuration: .init(address: .hostname(place.host, port: place.port),
                                                 serverName: "healthbridge"),
                            onServerRunning: { channel in
                                await ServeCommand.consoleStarted(console, port: channel.localAddress?.port ?? port, home: home)
@@ -214,26 +249,19 @@ struct ServeCommand: AsyncParsableCommand {
                                 logger: CLILog.logger)
     }
 
-    /// OAuth 2.1 for the MCP endpoint (docs/oauth.md): with `--mcp-public-url` for that URL, else on a loopback
-    /// listener for its own loopback URL; nil beyond loopback without a public URL (no TLS in front: the static
-    /// bearer token stays the only way in).
+    /// OAuth 2.1 for the MCP endpoint (docs/oauth.md): with `--mcp-public-url` for that URL, else for the
+    /// listener's own URL (`https://HOST:PORT/mcp` with `--mcp-tls`, the loopback http URL without; plain HTTP beyond
+    /// loopback never starts).
     func oauthServer(_ shared: SharedPieces, consentOrigin: @escaping @Sendable () -> String?) throws -> OAuthServer? {
-        let resource: String
-        if let mcpPublicURL {
-            resource = try OAuthServer.resourceURL(publicURL: mcpPublicURL)
-        } else if Loopback.isLoopback(mcpBind) {
-            let host = mcpBind == "localhost" ? "127.0.0.1" : (mcpBind.contains(":") ? "[\(mcpBind)]" : mcpBind)
-            resource = "http://\(host):\(mcpPort)/mcp"
-        } else {
-            Output.stderr("OAuth: off. Beyond loopback it needs TLS in front: put a reverse proxy or tunnel there and pass --mcp-public-url https://… (docs/oauth.md).")
-            return nil
-        }
+        // --mcp-public-url's, else the listener's own URL: https with --mcp-tls, loopback http without.
+        let resource = try listenerPlan().oauthResource
         let loopbackResource = Loopback.isLoopback(URLComponents(string: resource)?.host ?? "")
         Output.stderr("OAuth: resource \(resource), issuer \(HealthService.issuer(ofResource: resource))\(oauthDynamicRegistration ? ", dynamic registration on" : "")")
         return OAuthServer(service: shared.service,
                            configuration: .init(resource: resource, consentOrigin: consentOrigin,
                                                 dynamicRegistration: oauthDynamicRegistration,
-                                                allowLoopbackClients: loopbackResource),
+                                                allowLoopbackClients: loopbackResource,
+                                                clientTrustRoots: try oauthClientCA.map { try ClientTrustRoots(pemFile: $0) }),
                            logger: CLILog.logger)
     }
 }

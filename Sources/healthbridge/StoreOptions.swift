@@ -85,7 +85,7 @@ struct StoreOptions: ParsableArguments {
 
 extension StoreOptions {
     /// A PostgreSQL URL's configuration for a person: the owner's schema as given, another person's suffixed with
-    /// their id (`healthbridge_alex`).
+    /// their id (`healthbridge_alex`), bound to that person (their role and their rows, see docs/stores.md).
     static func postgresConfiguration(_ url: String, person: String?) throws -> PostgresStoreConfiguration {
         var configuration = try PostgresStoreConfiguration(url: url)
         if let person, person != Household.ownerID {
@@ -95,6 +95,7 @@ extension StoreOptions {
                                   argument: "store")
             }
             configuration.schema = schema
+            configuration.person = person  // the rows its row-level security lets through, its role's
         }
         return configuration
     }

@@ -11,6 +11,7 @@ import HealthService
 import HealthStore
 import HealthSupport
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 
@@ -37,7 +38,7 @@ struct OAuthHarness {
     var redirectURI: String { "http://127.0.0.1:\(clientPort)/callback" }
     var mcpURL: String { "http://127.0.0.1:\(mcpPort)/mcp" }
 
-    static func start(dynamicRegistration: Bool = false) async throws -> OAuthHarness {
+    static func start(dynamicRegistration: Bool = false, clientTrustRoots: ClientTrustRoots? = nil) async throws -> OAuthHarness {
         let home = try TemporaryHome("oauth")
         let healthHome = HealthBridgeHome(directory: home.url)
         try healthHome.createIfNeeded()
@@ -62,7 +63,8 @@ struct OAuthHarness {
         // The MCP endpoint and the authorization server.
         let oauth = OAuthServer(service: service,
                                 configuration: .init(resource: resource, consentOrigin: { console.origin },
-                                                     dynamicRegistration: dynamicRegistration, allowLoopbackClients: true))
+                                                     dynamicRegistration: dynamicRegistration, allowLoopbackClients: true,
+                                                     clientTrustRoots: clientTrustRoots))
         let router = Router()
         oauth.addRoutes(to: router)
         HealthMCPHTTP.addRoutes(to: router, toolbox: HealthToolbox(service: service),
@@ -109,9 +111,11 @@ struct OAuthHarness {
                             consolePort: consolePort, clientPort: clientPort, tasks: tasks, http: http, cookie: String(cookie))
     }
 
-    static func serve(_ router: Router<BasicRequestContext>) async throws -> (Int, Task<Void, any Error>) {
+    /// Runs `router` on a free loopback port (plain HTTP/1.1 unless `server` says otherwise): the port and the task.
+    static func serve(_ router: Router<BasicRequestContext>,
+                      server: HTTPServerBuilder = .http1()) async throws -> (Int, Task<Void, any Error>) {
         let (ports, sink) = AsyncStream<Int>.makeStream()
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+        let app = Application(router: router, server: server, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
                               onServerRunning: { channel in sink.yield(channel.localAddress?.port ?? 0) },
                               logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
         let task = Task { try await app.run() }

@@ -17,12 +17,12 @@ struct PostgresHealthStoreTests {
     @Test func migrationsRunOnceAndReopeningChangesNothing() async throws {
         try await PostgresTesting.withSchema { configuration in
             let first = try await PostgresHealthStore(configuration: configuration, logger: PostgresTesting.logger)
-            #expect(try await first.appliedMigrations() == [1])
+            #expect(try await first.appliedMigrations() == [1, 2, 3])
             try await first.save([pgSteps(0, 10)])
             await first.close()
             await first.close()  // twice is fine
             let again = try await PostgresHealthStore(configuration: configuration, logger: PostgresTesting.logger)
-            #expect(try await again.appliedMigrations() == [1])
+            #expect(try await again.appliedMigrations() == [1, 2, 3])
             #expect(try await again.samples(SampleQuery(type: "stepCount")).samples.count == 1)
             #expect(try await again.currentAnchor() == 1)
             await again.close()
@@ -40,8 +40,8 @@ struct PostgresHealthStoreTests {
                 return stores
             }
             let rows = try await PostgresTesting.admin(configuration,
-                                                       "SELECT version::text FROM \(configuration.schema).schema_migrations")
-            #expect(rows == ["1"])
+                                                       "SELECT version::text FROM \(configuration.schema).schema_migrations ORDER BY version")
+            #expect(rows == ["1", "2", "3"])
             try await stores[0].save([pgSteps(0, 5)])
             for store in stores {
                 #expect(try await store.samples(SampleQuery(type: "stepCount")).samples.map(\.value.quantity) == [5])
@@ -100,8 +100,14 @@ struct PostgresHealthStoreTests {
         } catch let error as HealthError {
             #expect(error.code == .storeUnavailable)
         }
-        #expect(ContinuousClock.now - start < .seconds(5))
+        #expect(ContinuousClock.now - start < Self.unavailableBound)
     }
+
+    /// What the two tests above guard against is a caller left waiting on postgres-nio's own reconnection backoff
+    /// (it grows to 60 s) or forever. Alone they answer in 0.01 s and 2 s; in the whole suite on two cores the
+    /// cooperative pool is shared with every other suite (processes, sockets), and their answers came after up to
+    /// 16 s of waiting for a thread: the bound is set below the backoff's 60 s, above that.
+    static let unavailableBound: Duration = .seconds(30)
 
     @Test func silentServerIsUnavailableWithinTheTimeout() async throws {
         // A socket that accepts connections into its backlog and never answers: the TCP connect succeeds, the
@@ -118,7 +124,7 @@ struct PostgresHealthStoreTests {
         } catch let error as HealthError {
             #expect(error.code == .storeUnavailable)
         }
-        #expect(ContinuousClock.now - start < .seconds(6))
+        #expect(ContinuousClock.now - start < Self.unavailableBound)
     }
 
     @Test func storeReconnectsAfterItsConnectionsAreTerminated() async throws {

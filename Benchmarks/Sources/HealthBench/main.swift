@@ -6,6 +6,7 @@
 // GROUP BY that sums everything (median of repeated runs, and their ratio); the 500 newest samples of a type; and the
 // peak memory of statistics over one year vs the whole history; and routes: GPX scanned into columns, saved packed,
 // read back and summarised (points/s).
+import BenchSupport
 import Foundation
 import GRDB
 import HealthDemo
@@ -17,12 +18,6 @@ import HealthXML
 #if canImport(Glibc)
 import Glibc
 #endif
-
-func argument(_ name: String, default value: String) -> String {
-    let args = CommandLine.arguments
-    if let index = args.firstIndex(of: name), index + 1 < args.count { return args[index + 1] }
-    return value
-}
 
 func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()

@@ -6,25 +6,13 @@
 // app or an agent sends them — latency p50/p99 and writes/s, plain and with a log id (idempotent writes look up the
 // stored version first); then the change feed's long-poll: how long after a commit a waiting `changes(wait:)` call
 // returns, p50/p99. The HTTPS figures come from `scripts/write-bench.sh` (wrk with keep-alive against `serve`).
+import BenchSupport
 import Foundation
 import HealthAPI
 import HealthModel
 import HealthService
 import HealthStore
 
-func argument(_ name: String, default value: String) -> String {
-    let args = CommandLine.arguments
-    if let index = args.firstIndex(of: name), index + 1 < args.count { return args[index + 1] }
-    return value
-}
-
-func percentile(_ values: [Double], _ p: Double) -> Double {
-    let sorted = values.sorted()
-    guard !sorted.isEmpty else { return .nan }
-    return sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.down)))]
-}
-
-func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e6 }
 
 let writes = Int(argument("--writes", default: "10000")) ?? 10_000
 let polls = Int(argument("--polls", default: "200")) ?? 200
@@ -40,13 +28,13 @@ let app = owner.acting(as: Principal(kind: .app, name: "bench"))
 func run(_ label: String, _ body: (Int) async throws -> Void) async throws {
     var latencies: [Double] = []
     latencies.reserveCapacity(writes)
-    let started = now()
+    let started = milliseconds()
     for index in 0..<writes {
-        let t0 = now()
+        let t0 = milliseconds()
         try await body(index)
-        latencies.append(now() - t0)
+        latencies.append(milliseconds() - t0)
     }
-    let seconds = (now() - started) / 1_000
+    let seconds = (milliseconds() - started) / 1_000
     print(String(format: "%@  %6d writes  %8.0f writes/s  p50 %.3f ms  p99 %.3f ms", label, writes,
                  Double(writes) / seconds, percentile(latencies, 0.5), percentile(latencies, 0.99)))
 }
@@ -69,11 +57,11 @@ for index in 0..<polls {
     let latest = try await owner.changes(ChangesRequest(types: ["dietaryWater"], anchor: anchor, limit: 1)).anchor
     let waiter = Task { () -> Double in
         _ = try await app.changes(ChangesRequest(types: ["dietaryWater"], anchor: latest, wait: 10, limit: 10))
-        return now()
+        return milliseconds()
     }
     try await Task.sleep(for: .milliseconds(5))
     _ = try await app.save([SampleInput(type: "dietaryWater", value: 100, start: ISO8601.string(Date().addingTimeInterval(-Double(index))))])
-    let committed = now()
+    let committed = milliseconds()
     let woke = try await waiter.value
     delays.append(max(0, woke - committed))
 }
