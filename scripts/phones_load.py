@@ -5,7 +5,8 @@ Two `healthbridge serve` processes share one data directory (its identity, token
 PostgreSQL store. `--phones` simulated phones, each with an ingest token of its own, push an hour of HAE data each
 (minute-level step count, active energy, walking + running distance and heart rate, as the app's "Since last sync"
 REST automation sends them; a source name per phone) over HTTPS with the pinned certificate, `--workers` at a time,
-spread over both servers, while `--readers` paired clients ask for statistics (a day of hourly merged steps) in a loop.
+spread over both servers, while `--readers` paired clients ask for statistics (a day of hourly merged steps of every
+phone) every `--reader-pause` seconds.
 Mid-load server 1 is killed with SIGKILL; a phone whose push fails retries on the other server, as the app retries.
 
 Prints sustained pushes/s and records/s, push latency p50/p99, reader latency p50/p99, and checks that nothing was
@@ -75,8 +76,12 @@ def main():
     parser.add_argument("--url", required=True, help="postgres:// URL of a database (a schema of its own is made)")
     parser.add_argument("--psql", default="psql")
     parser.add_argument("--phones", type=int, default=1000)
-    parser.add_argument("--workers", type=int, default=32)
+    # The paired API takes at most 64 connections from one address (PairedAPIServer.maxConnectionsPerAddress): on
+    # loopback every phone and reader is 127.0.0.1, so workers + readers stay below it (phones come from many).
+    parser.add_argument("--workers", type=int, default=12)
     parser.add_argument("--readers", type=int, default=50)
+    parser.add_argument("--reader-pause", type=float, default=1.0,
+                        help="seconds each reader waits between two questions (a dashboard's refresh)")
     parser.add_argument("--kill-at", type=float, default=0.5, help="kill server 1 after this share of the pushes")
     args = parser.parse_args()
 
@@ -165,7 +170,7 @@ def main():
                         read_latencies.append(time.time() - t0)
                     else:
                         read_errors.append(status)
-                time.sleep(0.05)
+                time.sleep(args.reader_pause)
             client.close()
 
         readers = [threading.Thread(target=reader, args=(i,), daemon=True) for i in range(args.readers)]
