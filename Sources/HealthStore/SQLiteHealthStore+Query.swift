@@ -55,7 +55,7 @@ extension SQLiteHealthStore {
         guard let typeID = try typeID(query.type, db) else { return SamplePage(samples: [], nextCursor: nil) }
         var (sql, arguments) = try predicateSQL(query, typeID: typeID, db)
         if let cursor = query.cursor {
-            guard let (start, seq) = Self.decodeCursor(cursor) else {
+            guard let (start, seq) = SampleCursor.decode(cursor) else {
                 throw HealthError(.invalidArgument, "the cursor '\(cursor)' is not one this store issued; start again without it")
             }
             sql += query.ascending ? " AND (start, seq) > (?, ?)" : " AND (start, seq) < (?, ?)"
@@ -77,7 +77,7 @@ extension SQLiteHealthStore {
         for (index, row) in rows.enumerated() {
             if let limit = query.limit, index == limit {
                 if let last = samples.last, let lastRow = index > 0 ? rows[index - 1] : nil {
-                    next = Self.encodeCursor(start: last.start.timeIntervalSince1970, seq: lastRow[0])
+                    next = SampleCursor.encode(start: last.start.timeIntervalSince1970, seq: lastRow[0])
                 }
                 break
             }
@@ -150,21 +150,7 @@ extension SQLiteHealthStore {
     /// Source IDs whose name or key equals one of `names` (case-insensitive on names).
     func sourceIDs(matching names: [String], _ db: Database) throws -> [Int64] {
         let table = try internTable(db, needing: { _ in false })
-        let wanted = Set(names.map { $0.lowercased() })
-        return table.sources.compactMap { id, source in
-            wanted.contains(source.name.lowercased()) || wanted.contains(source.key.lowercased()) ? id : nil
-        }.sorted()
-    }
-
-    static func encodeCursor(start: Double, seq: Int64) -> String {
-        Data("\(start.bitPattern):\(seq)".utf8).base64EncodedString()
-    }
-
-    static func decodeCursor(_ cursor: String) -> (Double, Int64)? {
-        guard let data = Data(base64Encoded: cursor), let text = String(data: data, encoding: .utf8) else { return nil }
-        let parts = text.split(separator: ":")
-        guard parts.count == 2, let bits = UInt64(parts[0]), let seq = Int64(parts[1]) else { return nil }
-        return (Double(bitPattern: bits), seq)
+        return table.sources.ids(matching: names)
     }
 
     public func scan(_ request: ScanRequest, _ body: (ScanRow) throws -> Void) async throws {

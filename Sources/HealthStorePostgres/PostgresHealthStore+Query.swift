@@ -96,7 +96,7 @@ extension PostgresHealthStore {
         var builder = SQLBuilder()
         try await predicateSQL(query, typeID: typeID, &builder, connection)
         if let cursor = query.cursor {
-            guard let (start, seq) = Self.decodeCursor(cursor) else {
+            guard let (start, seq) = SampleCursor.decode(cursor) else {
                 throw HealthError(.invalidArgument, "the cursor '\(cursor)' is not one this store issued; start again without it")
             }
             let s = builder.bind(start), q = builder.bind(seq)
@@ -120,7 +120,7 @@ extension PostgresHealthStore {
             if let limit = query.limit, index == limit {
                 if index > 0 {
                     let last = rows[index - 1]
-                    next = Self.encodeCursor(start: last.4, seq: last.0)
+                    next = SampleCursor.encode(start: last.4, seq: last.0)
                 }
                 break
             }
@@ -184,22 +184,7 @@ extension PostgresHealthStore {
     /// Source ids whose name or key equals one of `names` (case-insensitive).
     func sourceIDs(matching names: [String], _ connection: PostgresConnection) async throws -> [Int64] {
         let table = try await internTable(connection, needing: { _ in false })
-        let wanted = Set(names.map { $0.lowercased() })
-        return table.sources.compactMap { id, source in
-            wanted.contains(source.name.lowercased()) || wanted.contains(source.key.lowercased()) ? id : nil
-        }.sorted()
-    }
-
-    /// The same cursor text as the SQLite store's: the bit pattern of the last start and its change number.
-    static func encodeCursor(start: Double, seq: Int64) -> String {
-        Data("\(start.bitPattern):\(seq)".utf8).base64EncodedString()
-    }
-
-    static func decodeCursor(_ cursor: String) -> (Double, Int64)? {
-        guard let data = Data(base64Encoded: cursor), let text = String(data: data, encoding: .utf8) else { return nil }
-        let parts = text.split(separator: ":")
-        guard parts.count == 2, let bits = UInt64(parts[0]), let seq = Int64(parts[1]) else { return nil }
-        return (Double(bitPattern: bits), seq)
+        return table.sources.ids(matching: names)
     }
 
     // MARK: Statistics scan
