@@ -124,7 +124,7 @@ def stop_and_drop(servers, work, psql, url, schema):
             server.stop()
         except Exception:  # noqa: BLE001 - already killed
             pass
-    shutil.rmtree(work, ignore_errors=True)
+    if not os.environ.get("HB_KEEP_WORK"): shutil.rmtree(work, ignore_errors=True)
     pattern = ("hb_" + schema + "_").replace("_", "\\_") + "%"
     sql = ("DROP SCHEMA IF EXISTS %s CASCADE; DO $$ DECLARE r text; BEGIN FOR r IN SELECT rolname FROM pg_roles "
            "WHERE rolname LIKE '%s' LOOP EXECUTE format('DROP OWNED BY %%I', r); EXECUTE format('DROP ROLE %%I', r); "

@@ -38,7 +38,8 @@ export HEALTHBRIDGE_POSTGRES_DATA="$PG_DIR/data"
 export HEALTHBRIDGE_POSTGRES_BIN="$PG_BIN"
 
 if [ -z "${CI:-}" ]; then swift build --build-tests; fi
-swift test --skip-build --filter "$filter"
+# Under a watchdog: a test that hangs is named, and the tier fails in 10 minutes (the suite takes ~30 s).
+"$(dirname "$0")/../scripts/swift-test-watchdog.sh" 600 swift test --skip-build --filter "$filter"
 
 # Every test dropped the schema it made: only `public` (and PostgreSQL's own) remain.
 left=$(hb_psql_admin -d healthbridge -At -c \

@@ -30,6 +30,11 @@ public final class PostgresHealthStore: BulkImportStore {
     let pool: Mutex<(client: PostgresClient, runner: Task<Void, Never>?)>
     /// The task probing PostgreSQL after a call found it unavailable.
     let recovery = Mutex<Task<Void, Never>?>(nil)
+    /// Set while the recovery probe's last attempt to connect failed: calls answer `.storeUnavailable` at once
+    /// instead of each waiting out the acquire timeout against a database that is known to be away.
+    let knownDown = AcquiredFlag()
+    /// Answers the calls whose connection closes under them.
+    let closeWatch = PostgresCloseWatch()
     var client: PostgresClient { pool.withLock { $0.client } }
     let closed = Mutex(false)
     /// Types, units and sources by database id, filled lazily; only committed ids enter it.
@@ -86,8 +91,34 @@ public final class PostgresHealthStore: BulkImportStore {
             return pool.runner
         }
         task?.cancel()
-        await task?.value
-        await listener?.value
+        // Bounded: a pool whose connection is stuck (a peer that stopped answering) must not hold its closer
+        // forever; what is left is cancelled and ends on its own.
+        for (name, ending) in [("connection pool", task), ("change listener", listener)] {
+            guard let ending else { continue }
+            if await !Self.wait(for: ending, atMost: Self.closeBound) {
+                logger.warning("the PostgreSQL store's \(name) did not end within \(Self.closeBound); closing without it")
+            }
+        }
+    }
+
+    /// How long ``close()`` waits for the pool and the change listener to end.
+    static let closeBound: Duration = .seconds(10)
+
+    /// Waits for `task` to end, at most `limit`: `true` when it ended.
+    static func wait(for task: Task<Void, Never>, atMost limit: Duration) async -> Bool {
+        let ended = try? await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Bool, any Error>) in
+            let first = FirstResult(continuation)
+            let timer = Task {
+                try? await Task.sleep(for: limit)
+                first.resume(.success(false))
+            }
+            Task {
+                await task.value
+                timer.cancel()
+                first.resume(.success(true))
+            }
+        }
+        return ended ?? false
     }
 
     deinit {
@@ -119,9 +150,11 @@ public final class PostgresHealthStore: BulkImportStore {
                 break
             } catch {
                 sawOutage = true
+                knownDown.set()
                 try? await Task.sleep(for: .milliseconds(250))
             }
         }
+        defer { knownDown.clear() }
         guard sawOutage, !Task.isCancelled, !closed.withLock({ $0 }) else { return }
         let fresh = PostgresClient(configuration: Self.clientConfiguration(configuration), backgroundLogger: logger)
         let old = pool.withLock { pool -> Task<Void, Never>? in
@@ -142,10 +175,18 @@ public final class PostgresHealthStore: BulkImportStore {
     /// try await PostgresHealthStore.dropSchema(configuration: configuration, logger: logger)
     /// ```
     public static func dropSchema(configuration: PostgresStoreConfiguration, logger: Logger) async throws {
-        let connection = try await connect(configuration, asRole: false, logger: logger)
+        let connection = try await connectWithinTimeout(configuration, asRole: false, logger: logger)
         defer { Task { try? await connection.close() } }
         let role = configuration.roleName
+        let application = applicationName(configuration)
         do {
+            // The store's own sessions end first (a `serve` still running for this person): one of them inside a
+            // transaction would hold the lock DROP SCHEMA waits for. And the wait for a lock is bounded.
+            try await connection.query("""
+                SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                WHERE application_name = \(application) AND pid <> pg_backend_pid()
+                """, logger: logger)
+            try await connection.query("SET lock_timeout = '20s'", logger: logger)
             try await connection.query(PostgresQuery(unsafeSQL: "DROP SCHEMA IF EXISTS \(configuration.schema) CASCADE"),
                                        logger: logger)
             let rows = try await connection.query("SELECT count(*) FROM pg_roles WHERE rolname = \(role)", logger: logger)
@@ -187,7 +228,10 @@ public final class PostgresHealthStore: BulkImportStore {
         // reuses can never be found without it. Row-level security and the role's privileges apply to all its work.
         result.options.additionalStartupParameters = [("search_path", configuration.schema),
                                                       ("application_name", applicationName(configuration)),
-                                                      ("role", configuration.roleName)]
+                                                      ("role", configuration.roleName),
+                                                      // A transaction left open (its caller gone) is ended by the
+                                                      // server instead of holding its locks for good.
+                                                      ("idle_in_transaction_session_timeout", "60s")]
         result.options.keepAliveBehavior = .init(frequency: .seconds(15))
         return result
     }
@@ -254,24 +298,51 @@ public final class PostgresHealthStore: BulkImportStore {
         if closed.withLock({ $0 }) {
             throw HealthError(.storeUnavailable, "the PostgreSQL store is closed")
         }
+        if knownDown.isSet {
+            recoverFromOutage()
+            throw HealthError(.storeUnavailable,
+                              "PostgreSQL cannot be reached (the last attempt to connect failed); try again when the database is back")
+        }
         let acquired = AcquiredFlag()
         let timeout = configuration.acquireTimeout
         let client = self.client
         // The work runs in a task of its own and the caller waits for whichever comes first, the work or the acquire
         // timeout: a task group would wait for its cancelled child, and the pool may not give up a lease request
         // (its reconnection backoff grows to 60 s) when asked to, so the caller would hang with it.
+        // And once it has its connection, the caller is answered when that connection closes under the call
+        // (``PostgresCloseWatch``).
+        let closing = CloseAction()
+        let watch = closeWatch
         let work = Task<T, any Error> {
             try await client.withConnection { connection in
                 acquired.set()
-                return try await body(connection)
+                return try await watch.during(connection, onClose: { closing.fire() }) {
+                    try await body(connection)
+                }
             }
         }
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
                     let first = FirstResult(continuation)
-                    let timer = Task {
-                        try? await Task.sleep(for: timeout)
+                    closing.set {
+                        work.cancel()
+                        first.resume(.failure(HealthError(
+                            .storeUnavailable, "the connection to PostgreSQL closed during the call; try again when the database is back")))
+                    }
+                    let timer = Task { [weak self] in
+                        // A lease that does not come at once starts the probe (a busy pool: it connects and stops; a
+                        // database away: it finds that out in milliseconds), and a call still waiting when the probe
+                        // has found the database away is answered then, not at the end of the acquire timeout.
+                        let deadline = ContinuousClock.now + timeout
+                        var waited = Duration.zero
+                        while ContinuousClock.now < deadline {
+                            try? await Task.sleep(for: .milliseconds(50))
+                            waited += .milliseconds(50)
+                            guard !Task.isCancelled, !acquired.isSet else { return }
+                            if waited == .milliseconds(200) { self?.recoverFromOutage() }
+                            if self?.knownDown.isSet == true { break }
+                        }
                         guard !Task.isCancelled, !acquired.isSet else { return }
                         work.cancel()
                         first.resume(.failure(HealthError(
@@ -307,7 +378,9 @@ public final class PostgresHealthStore: BulkImportStore {
                 try await connection.query("COMMIT", logger: logger)
                 return value
             } catch {
-                _ = try? await connection.query("ROLLBACK", logger: logger)
+                // In a task of its own: a cancelled caller's ROLLBACK must still reach the server, or the connection
+                // would go back to the pool inside the transaction, holding its locks.
+                _ = await Task { try await connection.query("ROLLBACK", logger: logger) }.result
                 throw error
             }
         }
@@ -390,8 +463,10 @@ final class FirstResult<T: Sendable>: Sendable {
     }
 }
 
+/// A flag set and read across tasks (a lease acquired; the database known to be down).
 final class AcquiredFlag: Sendable {
     private let value = Atomic<Bool>(false)
     func set() { value.store(true, ordering: .sequentiallyConsistent) }
+    func clear() { value.store(false, ordering: .sequentiallyConsistent) }
     var isSet: Bool { value.load(ordering: .sequentiallyConsistent) }
 }

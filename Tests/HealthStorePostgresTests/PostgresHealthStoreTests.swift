@@ -172,9 +172,10 @@ struct PostgresHealthStoreTests {
             #expect(acknowledged.inserted == 1)
 
             proxy.cut()
-            // Down for three seconds: every call answers storeUnavailable within the bound, none hangs.
+            // Down for three seconds: every call answers storeUnavailable within the bound, none hangs; once the
+            // store has found the database away (the first refusal), the next calls are refused at once.
             let downUntil = ContinuousClock.now + .seconds(3)
-            var refusals = 0
+            var refusals: [Duration] = []
             while ContinuousClock.now < downUntil {
                 let start = ContinuousClock.now
                 do {
@@ -182,11 +183,12 @@ struct PostgresHealthStoreTests {
                     Issue.record("a call succeeded while the database was away")
                 } catch let error as HealthError {
                     #expect(error.code == .storeUnavailable)
-                    refusals += 1
+                    refusals.append(ContinuousClock.now - start)
                 }
                 #expect(ContinuousClock.now - start < .seconds(4))
             }
-            #expect(refusals >= 1)
+            #expect(refusals.count >= 3, "refused in \(refusals)")
+            #expect(refusals.dropFirst(2).allSatisfy { $0 < .seconds(1) }, "refused in \(refusals)")
 
             try proxy.restore()
             let backBy = ContinuousClock.now + .seconds(5)
