@@ -151,10 +151,16 @@ hb_postgres_start() {
   # cluster), the server's log beside it.
   PG_START="$PG_BIN/pg_ctl -D $PG_DIR/data -l $PG_DIR/server.log -w -t 60 -o '-c listen_addresses=127.0.0.1 -p $PG_PORT -k $PG_DIR -c max_connections=${PG_MAX_CONNECTIONS:-200}' start"
   [ "$(id -u)" = 0 ] && PG_START="runuser -u postgres -- $PG_START"
-  hb_pg_owner "$PG_BIN/initdb" -D "$PG_DIR/data" -U postgres -A trust -E UTF8 --locale=C --no-sync >/dev/null
+  # Connections over TCP authenticate with SCRAM-SHA-256, as a production server's do: the store's own
+  # connections sign in as each person's role with the password it derives (docs/stores.md), and a wrong one is
+  # refused. The administrator's socket (hb_psql_admin) is trusted.
+  hb_pg_owner "$PG_BIN/initdb" -D "$PG_DIR/data" -U postgres --auth-local=trust --auth-host=scram-sha-256 \
+    -E UTF8 --locale=C --no-sync >/dev/null
   eval "$PG_START" >/dev/null
-  hb_psql_admin -c "CREATE ROLE healthbridge LOGIN SUPERUSER" -c "CREATE DATABASE healthbridge OWNER healthbridge"
-  PG_URL="postgres://healthbridge@127.0.0.1:$PG_PORT/healthbridge"
+  PG_PASSWORD=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
+  hb_psql_admin -c "CREATE ROLE healthbridge LOGIN SUPERUSER PASSWORD '$PG_PASSWORD'" \
+    -c "CREATE DATABASE healthbridge OWNER healthbridge"
+  PG_URL="postgres://healthbridge:$PG_PASSWORD@127.0.0.1:$PG_PORT/healthbridge"
 }
 
 hb_pg_owner() {
@@ -162,7 +168,7 @@ hb_pg_owner() {
 }
 
 hb_psql_admin() {
-  "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PG_PORT" -U postgres -d postgres "$@"
+  "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$PG_DIR" -p "$PG_PORT" -U postgres -d postgres "$@"
 }
 
 hb_postgres_stop() {

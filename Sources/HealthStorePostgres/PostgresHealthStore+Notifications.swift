@@ -81,7 +81,7 @@ extension PostgresHealthStore {
         var pause = Duration.milliseconds(100)
         while !Task.isCancelled {
             do {
-                let connection = try await Self.connect(configuration, logger: logger)
+                let connection = try await Self.connect(configuration, login: loginAsRole.isSet, logger: logger)
                 let keep = observers.withLock { table -> Bool in
                     guard table.listener != nil else { return false }
                     table.connection = connection

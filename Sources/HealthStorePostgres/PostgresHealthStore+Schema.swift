@@ -231,15 +231,17 @@ extension PostgresHealthStore {
     /// Creates the schema if missing and applies the migrations not yet applied, then provisions the person's role
     /// (``provisionRole(_:)``), all in one transaction under an advisory lock of the schema, on a connection of its
     /// own as the connecting (administrating) user: two processes starting at once migrate once (the second waits,
-    /// then finds nothing to do). A schema migrated by a newer HealthBridge is refused.
-    func migrate() async throws {
+    /// then finds nothing to do). A schema migrated by a newer HealthBridge is refused. Returns whether the person's
+    /// role may sign in (``provisionRole(_:_:migrated:logger:)``).
+    @discardableResult
+    func migrate() async throws -> Bool {
         let schema = configuration.schema
         let logger = self.logger
         let migrations = Self.migrations(person: personUUID.uuidString.lowercased())
         let configuration = self.configuration
         let admin = try await Self.connectWithinTimeout(configuration, asRole: false, logger: logger)
         defer { Task { try? await admin.close() } }
-        let applied = try await Self.mappingErrors { () async throws -> [Int] in
+        let (applied, login) = try await Self.mappingErrors { () async throws -> ([Int], Bool) in
             let connection = admin
             try await connection.query("BEGIN", logger: logger)
             do {
@@ -285,9 +287,10 @@ extension PostgresHealthStore {
                                       "the PostgreSQL schema \(schema) is another person's store; open it for the person it belongs to (--person)",
                                       argument: "person")
                 }
-                try await Self.provisionRole(configuration, connection, migrated: !appliedNow.isEmpty, logger: logger)
+                let login = try await Self.provisionRole(configuration, connection, migrated: !appliedNow.isEmpty,
+                                                         logger: logger)
                 try await connection.query("COMMIT", logger: logger)
-                return appliedNow
+                return (appliedNow, login)
             } catch {
                 _ = try? await connection.query("ROLLBACK", logger: logger)
                 throw error
@@ -296,11 +299,21 @@ extension PostgresHealthStore {
         if !applied.isEmpty {
             logger.info("migrated the PostgreSQL store", metadata: ["schema": "\(schema)", "versions": "\(applied)"])
         }
+        return login
     }
 
     /// Runs `body`, mapping a database error to a ``HealthError`` (as ``withConnection(_:)`` does).
     static func mappingErrors<T>(_ body: () async throws -> T) async throws -> T {
         do { return try await body() } catch { throw mapError(error) }
+    }
+
+    /// Lets the person's role sign in with ``PostgresStoreConfiguration/rolePassword``, sending only its SCRAM
+    /// verifier (a fresh salt each time).
+    static func setRolePassword(_ configuration: PostgresStoreConfiguration, _ connection: PostgresConnection,
+                                logger: Logger) async throws {
+        let verifier = configuration.scramVerifier(salt: (0..<16).map { _ in UInt8.random(in: 0...255) })
+        try await connection.query(PostgresQuery(unsafeSQL: "ALTER ROLE \(configuration.roleName) LOGIN PASSWORD '\(verifier)'"),
+                                   logger: logger)
     }
 
     /// Makes the person's role (``PostgresStoreConfiguration/roleName``) if it is missing and gives it exactly what
@@ -311,10 +324,13 @@ extension PostgresHealthStore {
     /// opening fails with `.storeUnavailable` naming what is missing. There is no fallback to working without the
     /// role: a store either has the second wall or does not open.
     ///
+    /// The role signs in (`LOGIN`, ``setRolePassword(_:_:logger:)``) when the connecting user may create roles; a
+    /// `NOLOGIN` role an administrator made by hand is taken with `SET ROLE` instead. Returns whether it signs in.
+    ///
     /// A store opened again, with nothing migrated and its role in place, checks that with one query and changes
-    /// nothing (`migrated` false).
+    /// nothing but the role's password verifier (`migrated` false).
     static func provisionRole(_ configuration: PostgresStoreConfiguration, _ connection: PostgresConnection,
-                              migrated: Bool, logger: Logger) async throws {
+                              migrated: Bool, logger: Logger) async throws -> Bool {
         let role = configuration.roleName, schema = configuration.schema
         if !migrated {
             let check = try await connection.query("""
@@ -322,11 +338,23 @@ extension PostgresHealthStore {
                     THEN pg_has_role(current_user, \(role), 'MEMBER')
                          AND has_schema_privilege(\(role), \(schema), 'USAGE')
                          AND has_table_privilege(\(role), \(schema + ".samples"), 'SELECT, INSERT, UPDATE, DELETE')
-                    ELSE false END
+                    ELSE false END,
+                    coalesce((SELECT rolcanlogin FROM pg_roles WHERE rolname = \(role)), false),
+                    (SELECT rolsuper OR rolcreaterole FROM pg_roles WHERE rolname = current_user)
                 """, logger: logger)
-            var inPlace = false
-            for try await value in check.decode(Bool.self) { inPlace = value }
-            if inPlace { return }
+            var inPlace = false, canLogin = false, mayCreate = false
+            for try await (value, login, create) in check.decode((Bool, Bool, Bool).self) {
+                (inPlace, canLogin, mayCreate) = (value, login, create)
+            }
+            if inPlace && canLogin {
+                // The password follows the connecting user's (it may have changed since the last opening).
+                if mayCreate {
+                    try await connection.query("SELECT pg_advisory_xact_lock(hashtext('healthbridge.provision'))",
+                                               logger: logger)
+                    try await setRolePassword(configuration, connection, logger: logger)
+                }
+                return true
+            }
         }
         // Roles and the database's privileges are shared by every store of the database: their catalog rows are
         // changed by one store's transaction at a time ("tuple concurrently updated" otherwise).
@@ -358,6 +386,9 @@ extension PostgresHealthStore {
                 try await connection.query(PostgresQuery(unsafeSQL: "GRANT \(role) TO CURRENT_USER"), logger: logger)
             }
         }
+        // The role signs in with the password derived from the connecting user's (only its SCRAM verifier is sent):
+        // set by a user that may create roles, each time the role is provisioned.
+        if mayCreate { try await setRolePassword(configuration, connection, logger: logger) }
         let database = "\"" + configuration.database.replacingOccurrences(of: "\"", with: "\"\"") + "\""
         for statement in [
             "REVOKE ALL ON SCHEMA \(schema) FROM PUBLIC",
@@ -378,6 +409,10 @@ extension PostgresHealthStore {
             try await connection.query(PostgresQuery(unsafeSQL: "GRANT TEMPORARY ON DATABASE \(database) TO \(role)"),
                                        logger: logger)
         }
+        let login = try await connection.query("SELECT rolcanlogin FROM pg_roles WHERE rolname = \(role)", logger: logger)
+        var canLogin = false
+        for try await value in login.decode(Bool.self) { canLogin = value }
+        return canLogin
     }
 
     /// The migrations applied to this store's schema, in order (tests, `status`).

@@ -33,6 +33,10 @@ public final class PostgresHealthStore: BulkImportStore {
     /// Set while the recovery probe's last attempt to connect failed: calls answer `.storeUnavailable` at once
     /// instead of each waiting out the acquire timeout against a database that is known to be away.
     let knownDown = AcquiredFlag()
+    /// Set when the person's role may sign in (``PostgresStoreConfiguration/rolePassword``): the pool and the
+    /// listener connect as the role itself, so no SQL can `RESET ROLE` its way to the administrating user. Unset for a
+    /// `NOLOGIN` role an administrator made by hand: the connections then take the role with `SET ROLE`.
+    let loginAsRole = AcquiredFlag()
     /// Answers the calls whose connection closes under them.
     let closeWatch = PostgresCloseWatch()
     var client: PostgresClient { pool.withLock { $0.client } }
@@ -56,10 +60,14 @@ public final class PostgresHealthStore: BulkImportStore {
         self.configuration = configuration
         self.logger = logger
         personUUID = UUID(uuidString: configuration.personUUID) ?? Self.ownerUUID
-        let client = PostgresClient(configuration: Self.clientConfiguration(configuration), backgroundLogger: logger)
-        pool = Mutex((client, Task { await client.run() }))
+        // The pool starts once the migrations have provisioned the role it signs in as.
+        pool = Mutex((PostgresClient(configuration: Self.clientConfiguration(configuration, login: false),
+                                     backgroundLogger: logger), nil))
         do {
-            try await migrate()
+            if try await migrate() { loginAsRole.set() }
+            let client = PostgresClient(configuration: Self.clientConfiguration(configuration, login: loginAsRole.isSet),
+                                        backgroundLogger: logger)
+            pool.withLock { $0 = (client, Task { await client.run() }) }
             // Where a change listener started later catches up from: a commit made between a subscription and its
             // LISTEN taking effect is announced then, not lost.
             let anchor = try await currentAnchor()
@@ -145,7 +153,7 @@ public final class PostgresHealthStore: BulkImportStore {
         var sawOutage = false
         while !Task.isCancelled, !closed.withLock({ $0 }) {
             do {
-                let connection = try await Self.connect(configuration, logger: logger)
+                let connection = try await Self.connect(configuration, login: loginAsRole.isSet, logger: logger)
                 try? await connection.close()
                 break
             } catch {
@@ -156,7 +164,8 @@ public final class PostgresHealthStore: BulkImportStore {
         }
         defer { knownDown.clear() }
         guard sawOutage, !Task.isCancelled, !closed.withLock({ $0 }) else { return }
-        let fresh = PostgresClient(configuration: Self.clientConfiguration(configuration), backgroundLogger: logger)
+        let fresh = PostgresClient(configuration: Self.clientConfiguration(configuration, login: loginAsRole.isSet),
+                                   backgroundLogger: logger)
         let old = pool.withLock { pool -> Task<Void, Never>? in
             guard pool.runner != nil else { return nil }  // closed meanwhile
             let old = pool.runner
@@ -217,29 +226,32 @@ public final class PostgresHealthStore: BulkImportStore {
         "healthbridge " + configuration.schema
     }
 
-    static func clientConfiguration(_ configuration: PostgresStoreConfiguration) -> PostgresClient.Configuration {
+    static func clientConfiguration(_ configuration: PostgresStoreConfiguration, login: Bool) -> PostgresClient.Configuration {
         var result = PostgresClient.Configuration(host: configuration.host, port: configuration.port,
-                                                  username: configuration.username, password: configuration.password,
+                                                  username: login ? configuration.roleName : configuration.username,
+                                                  password: login ? configuration.rolePassword : configuration.password,
                                                   database: configuration.database, tls: tls(configuration.tls))
         result.options.connectTimeout = configuration.acquireTimeout
         result.options.maximumConnections = configuration.maximumConnections
-        // Every pooled connection works as the person's role from its start (the `role` setting in the startup
-        // packet, as `PGOPTIONS='-c role=…'`): no extra round trip per call, and a connection the pool reopens or
-        // reuses can never be found without it. Row-level security and the role's privileges apply to all its work.
+        // Every pooled connection works as the person's role from its start: signed in as the role (`login`), else
+        // taking it in the startup packet (`role`, as `PGOPTIONS='-c role=…'`). No extra round trip per call, and a
+        // connection the pool reopens or reuses can never be found without it. Row-level security and the role's
+        // privileges apply to all its work.
         result.options.additionalStartupParameters = [("search_path", configuration.schema),
                                                       ("application_name", applicationName(configuration)),
-                                                      ("role", configuration.roleName),
                                                       // A transaction left open (its caller gone) is ended by the
                                                       // server instead of holding its locks for good.
                                                       ("idle_in_transaction_session_timeout", "60s")]
+        if !login { result.options.additionalStartupParameters.append(("role", configuration.roleName)) }
         result.options.keepAliveBehavior = .init(frequency: .seconds(15))
         return result
     }
 
     /// A connection of its own (the change listener, the migrations, ``dropSchema(configuration:logger:)``), within
     /// the acquire timeout: as the person's role (`asRole`), else as the connecting (administrating) user.
-    static func connect(_ configuration: PostgresStoreConfiguration, asRole: Bool = true,
+    static func connect(_ configuration: PostgresStoreConfiguration, asRole: Bool = true, login: Bool = false,
                         logger: Logger) async throws -> PostgresConnection {
+        let signIn = asRole && login
         let tlsMode: PostgresConnection.Configuration.TLS
         switch configuration.tls {
         case .disable: tlsMode = .disable
@@ -252,13 +264,17 @@ public final class PostgresHealthStore: BulkImportStore {
             }
         }
         var connectionConfiguration = PostgresConnection.Configuration(
-            host: configuration.host, port: configuration.port, username: configuration.username,
-            password: configuration.password, database: configuration.database, tls: tlsMode)
+            host: configuration.host, port: configuration.port,
+            username: signIn ? configuration.roleName : configuration.username,
+            password: signIn ? configuration.rolePassword : configuration.password,
+            database: configuration.database, tls: tlsMode)
         let seconds = configuration.acquireTimeout.components.seconds
         connectionConfiguration.options.connectTimeout = .seconds(max(1, seconds))
         connectionConfiguration.options.additionalStartupParameters = [("search_path", configuration.schema),
                                                                        ("application_name", applicationName(configuration))]
-        if asRole { connectionConfiguration.options.additionalStartupParameters.append(("role", configuration.roleName)) }
+        if asRole && !signIn {
+            connectionConfiguration.options.additionalStartupParameters.append(("role", configuration.roleName))
+        }
         do {
             return try await PostgresConnection.connect(configuration: connectionConfiguration,
                                                         id: Int.random(in: 1...Int(Int32.max)), logger: logger)

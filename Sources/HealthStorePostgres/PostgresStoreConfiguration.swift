@@ -122,9 +122,10 @@ public struct PostgresStoreConfiguration: Sendable, Hashable {
         return uuid.uuidString.lowercased()
     }
 
-    /// The database role the store's data work runs as (`SET ROLE` on every pooled connection): `NOLOGIN`, created
-    /// by the connecting user when the store is first opened, with `USAGE` on this schema and the table privileges
-    /// the store needs, nothing elsewhere. Roles are cluster-wide, so the name carries a hash of the database and
+    /// The database role the store's data work runs as: a `LOGIN` role the pooled connections and the change
+    /// listener sign in as (``rolePassword``), created by the connecting user when the store is first opened, with
+    /// `USAGE` on this schema and the table privileges the store needs, nothing elsewhere. (A role an administrator
+    /// made `NOLOGIN` by hand is taken with `SET ROLE` on the connecting user's connections instead.) Roles are cluster-wide, so the name carries a hash of the database and
     /// schema: `hb_<schema>_<8 hex>`, at most 62 bytes, a plain identifier.
     ///
     /// ```swift
@@ -135,6 +136,41 @@ public struct PostgresStoreConfiguration: Sendable, Hashable {
         let digest = SHA256.hash(data: Data("\(database)\u{0}\(schema)".utf8))
         let hex = digest.prefix(4).map { String(format: "%02x", $0) }.joined()
         return "hb_" + String(schema.prefix(50)) + "_" + hex
+    }
+
+    /// The password the store's connections sign in as ``roleName`` with: HMAC-SHA256 of the role's name keyed by
+    /// the connecting user's password, so every app server holding the same `postgres://` URL derives it, and none
+    /// has to be stored. PostgreSQL keeps only its SCRAM-SHA-256 verifier (``scramVerifier(salt:iterations:)``);
+    /// the password itself never appears in SQL. Changing the connecting user's password changes it: the next
+    /// opening by a user that may create roles sets it again.
+    ///
+    /// ```swift
+    /// configuration.rolePassword   // 64 hex digits
+    /// ```
+    public var rolePassword: String {
+        let key = SymmetricKey(data: Data((password ?? "").utf8))
+        let mac = HMAC<SHA256>.authenticationCode(for: Data(("healthbridge.role-password." + roleName).utf8), using: key)
+        return mac.map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// The SCRAM-SHA-256 verifier of ``rolePassword`` (RFC 5802, RFC 7677), as PostgreSQL stores it:
+    /// `SCRAM-SHA-256$<iterations>:<salt>$<StoredKey>:<ServerKey>`. `ALTER ROLE … PASSWORD '<verifier>'` stores it
+    /// as is, so the password is never sent to the server nor written to its logs.
+    public func scramVerifier(salt: [UInt8], iterations: Int = 4_096) -> String {
+        let passwordKey = SymmetricKey(data: Data(rolePassword.utf8))
+        // PBKDF2-HMAC-SHA256, one block (the digest's 32 bytes).
+        var block = Array(HMAC<SHA256>.authenticationCode(for: salt + [0, 0, 0, 1], using: passwordKey))
+        var salted = block
+        for _ in 1..<max(1, iterations) {
+            block = Array(HMAC<SHA256>.authenticationCode(for: block, using: passwordKey))
+            for index in salted.indices { salted[index] ^= block[index] }
+        }
+        let saltedKey = SymmetricKey(data: salted)
+        let clientKey = Array(HMAC<SHA256>.authenticationCode(for: Data("Client Key".utf8), using: saltedKey))
+        let storedKey = Array(SHA256.hash(data: clientKey))
+        let serverKey = Array(HMAC<SHA256>.authenticationCode(for: Data("Server Key".utf8), using: saltedKey))
+        return "SCRAM-SHA-256$\(iterations):\(Data(salt).base64EncodedString())$"
+            + "\(Data(storedKey).base64EncodedString()):\(Data(serverKey).base64EncodedString())"
     }
 
     /// A lower-case SQL identifier that needs no quoting: `[a-z_][a-z0-9_]{0,62}`.

@@ -73,7 +73,7 @@ struct PostgresRowSecurityTests {
                 SELECT concat_ws(',', rolcanlogin, rolsuper, rolbypassrls, rolcreaterole, rolinherit)
                 FROM pg_roles WHERE rolname = '\(a.roleName)'
                 """)
-            #expect(role == ["f,f,f,f,t"])  // NOLOGIN, not superuser, no BYPASSRLS, no CREATEROLE
+            #expect(role == ["t,f,f,f,t"])  // LOGIN (the store signs in as it), not superuser, no BYPASSRLS, no CREATEROLE
             let tables = try await PostgresTesting.admin(a, """
                 SELECT c.relname || ':' || c.relrowsecurity || ':' || c.relforcerowsecurity
                 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -102,6 +102,52 @@ struct PostgresRowSecurityTests {
             #expect(Set(owners) == [a.personUUID, b.personUUID])
             #expect(a.personUUID != b.personUUID && a.personUUID != PostgresHealthStore.ownerPersonID)
         }
+    }
+
+    /// The store's own connections sign in as the person's role: `RESET ROLE` (SQL a bug might send) leaves them the
+    /// role, never the administrating user, so B's rows stay out of reach.
+    @Test func theStoresConnectionsAreThePersonsRoleEvenAfterResetRole() async throws {
+        try await withTwoPeople { a, b in
+            let store = try await PostgresHealthStore(configuration: a, logger: PostgresTesting.logger)
+            #expect(store.loginAsRole.isSet)
+            let seen = try await store.withConnection { connection -> [String] in
+                _ = try await connection.query("RESET ROLE", logger: PostgresTesting.logger)
+                var users: [String] = []
+                let rows = try await connection.query("SELECT session_user::text || ',' || current_user::text",
+                                                      logger: PostgresTesting.logger)
+                for try await value in rows.decode(String.self) { users.append(value) }
+                return users
+            }
+            #expect(seen == ["\(a.roleName),\(a.roleName)"])
+            await #expect(throws: HealthError.self) {
+                try await store.withConnection { connection in
+                    _ = try await connection.query("RESET ROLE", logger: PostgresTesting.logger)
+                    let rows = try await connection.query(PostgresQuery(unsafeSQL: "SELECT count(*) FROM \(b.schema).samples"),
+                                                          logger: PostgresTesting.logger)
+                    for try await _ in rows {}
+                }
+            }
+            // The verifier PostgreSQL holds is SCRAM's: the password itself was never sent.
+            let stored = try await PostgresTesting.admin(a, "SELECT left(rolpassword, 14) FROM pg_authid WHERE rolname = '\(a.roleName)'")
+            #expect(stored == ["SCRAM-SHA-256$"])
+            await store.close()
+        }
+    }
+
+    /// The SCRAM-SHA-256 verifier matches one computed independently (Python's hashlib, RFC 5802's formulas) for the
+    /// same password and salt.
+    @Test func theRolesVerifierIsSCRAMSHA256() throws {
+        var configuration = try PostgresStoreConfiguration(url: "postgres://hb:secret@db/health?schema=healthbridge_alex")
+        configuration.person = "alex"
+        #expect(configuration.roleName == "hb_healthbridge_alex_b6558a62")
+        #expect(configuration.rolePassword == "f2a859fb916aec9d361501edb96a7011984946e4d85602fc9298dca860203d93")
+        let verifier = configuration.scramVerifier(salt: Array("0123456789abcdef".utf8), iterations: 4_096)
+        // hashlib.pbkdf2_hmac("sha256", password, salt, 4096), then HMAC "Client Key"/"Server Key" and SHA-256.
+        #expect(verifier == "SCRAM-SHA-256$4096:MDEyMzQ1Njc4OWFiY2RlZg==$k6nn4U5qYrDsGru/1BFWXEVSZd7rG168UlRyYo/G3b8="
+                + ":iztosYaBVd8maA5PFAPXEQA0iXEbNOxmb2p0d0H0eg4=")
+        var other = configuration
+        other.password = "another"
+        #expect(other.rolePassword != configuration.rolePassword)
     }
 
     @Test func anotherPersonsSchemaIsRefused() async throws {
@@ -185,10 +231,11 @@ struct PostgresRowSecurityTests {
     @Test func aUserWhoMayNotCreateRolesIsToldWhatIsMissing() async throws {
         try await PostgresTesting.withSchema { base in
             let user = "hb_nocreaterole_" + String(base.schema.suffix(12))
-            _ = try await PostgresTesting.admin(base, "CREATE ROLE \(user) LOGIN")
+            _ = try await PostgresTesting.admin(base, "CREATE ROLE \(user) LOGIN PASSWORD 'hb-limited-user'")
             _ = try await PostgresTesting.admin(base, "GRANT CREATE ON DATABASE \"\(base.database)\" TO \(user)")
             var limited = base
             limited.username = user
+            limited.password = "hb-limited-user"
             do {
                 _ = try await PostgresHealthStore(configuration: limited, logger: PostgresTesting.logger)
                 Issue.record("a user without CREATEROLE opened a store without its role")
