@@ -18,6 +18,25 @@ extension ServerIdentity {
         try .tls(base, tlsConfiguration: serverTLSConfiguration(shutdownTimeout: shutdownTimeout))
     }
 
+    /// An HTTP/1.1 listener in TLS with this identity and the paired API's connection guards: at most
+    /// `limiter.perAddress` connections from one peer address (the rest closed before any TLS work), and the TLS
+    /// handshake plus the first request head within `handshakeTimeout` (``ConnectionAdmission``). For a listener
+    /// beyond loopback, such as `serve --mcp-tls`'s MCP endpoint, so that one host can neither take every
+    /// connection nor hold connections open without speaking.
+    ///
+    /// ```swift
+    /// let server = try identity.guardedHTTPSServer(limiter: ConnectionLimiter(perAddress: 64))
+    /// ```
+    public func guardedHTTPSServer(limiter: ConnectionLimiter, handshakeTimeout: Duration = .seconds(10),
+                                   idleTimeout: Duration = .seconds(60),
+                                   shutdownTimeout: TimeAmount = .seconds(1)) throws -> HTTPServerBuilder {
+        let timeout = TimeAmount(handshakeTimeout)
+        let http1 = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [ConnectionAdmission(limiter: limiter, handshakeTimeout: timeout)],
+            idleTimeout: TimeAmount(idleTimeout))
+        return try httpsServer(.http1(configuration: http1), shutdownTimeout: shutdownTimeout)
+    }
+
     /// The certificate's subject alternative names: DNS names as written, IP addresses in their usual text form.
     ///
     /// ```swift
