@@ -24,7 +24,7 @@ struct AccessCommand: AsyncParsableCommand {
         defaultSubcommand: List.self)
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "The requests, pending first.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "The requests, pending first.")
         @OptionGroup var store: StoreOptions
         @Option(help: "Only pending, approved or denied requests.") var status: AccessRequest.Status?
         @OptionGroup var output: OutputOptions
@@ -46,7 +46,7 @@ struct AccessCommand: AsyncParsableCommand {
     }
 
     struct Approve: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Grant a pending request (all of it, or a subset).")
+        static let configuration = CommandConfiguration(commandName: "approve", abstract: "Grant a pending request (all of it, or a subset).")
         @OptionGroup var store: StoreOptions
         @Argument(help: "The request's id (from `healthbridge access`).") var id: String
         @Option(help: "Grant only these of the read types, comma-separated.") var read: String?
@@ -64,7 +64,7 @@ struct AccessCommand: AsyncParsableCommand {
     }
 
     struct Deny: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Refuse a pending request.")
+        static let configuration = CommandConfiguration(commandName: "deny", abstract: "Refuse a pending request.")
         @OptionGroup var store: StoreOptions
         @Argument(help: "The request's id (from `healthbridge access`).") var id: String
         @OptionGroup var output: OutputOptions

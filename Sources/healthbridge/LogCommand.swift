@@ -31,7 +31,7 @@ struct LogCommand: AsyncParsableCommand {
     }
 
     struct Food: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "food", 
             abstract: "A meal: one sample per nutrient and a food correlation linking them.",
             discussion: "Example: healthbridge log food --log-id meal-42 --name Porridge --calories 320 --protein 11 --carbs 54 --fat 6")
         @OptionGroup var store: StoreOptions
@@ -61,7 +61,7 @@ struct LogCommand: AsyncParsableCommand {
     }
 
     struct Quantity: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "quantity", 
             abstract: "A measurement of any writable type, in one of its units.",
             discussion: "Types and units: " + SampleTypeRegistry.writableTypes.map { type in
                 "\(type.identifier) (\(type.entryUnits.map(\.name).joined(separator: ", "))\(type.writeMetadata.isEmpty ? "" : "; --metadata " + type.writeMetadata.map { "\($0.name)=\($0.values.map(\.name).joined(separator: "|"))" }.joined(separator: " ")))"
@@ -91,7 +91,7 @@ struct LogCommand: AsyncParsableCommand {
     }
 
     struct Weight: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "A weight (bodyMass).",
+        static let configuration = CommandConfiguration(commandName: "weight", abstract: "A weight (bodyMass).",
                                                         discussion: "Example: healthbridge log weight 72.4 --at 2024-05-01T07:30")
         @OptionGroup var store: StoreOptions
         @Argument(help: "The weight.") var value: Double
@@ -107,7 +107,7 @@ struct LogCommand: AsyncParsableCommand {
     }
 
     struct Water: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Water drunk (dietaryWater).",
+        static let configuration = CommandConfiguration(commandName: "water", abstract: "Water drunk (dietaryWater).",
                                                         discussion: "Example: healthbridge log water 250")
         @OptionGroup var store: StoreOptions
         @Argument(help: "How much.") var value: Double
@@ -123,7 +123,7 @@ struct LogCommand: AsyncParsableCommand {
     }
 
     struct Workout: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "workout", 
             abstract: "A workout.",
             discussion: "Example: healthbridge log workout --activity run --start 2024-05-01T07:00 --end 2024-05-01T07:45 --energy 480 --distance 8km")
         @OptionGroup var store: StoreOptions
