@@ -1,3 +1,4 @@
+import Foundation
 import HealthModel
 import HealthSupport
 
@@ -106,15 +107,9 @@ public struct MCPListenerPlan: Sendable, Equatable {
         return .init(host: consoleHost, ownListener: true, port: sameAddress ? 0 : port)
     }
 
+    /// The host of `url` without brackets or percent-encoding (`https://[::1]:8443/mcp` → `::1`); empty when `url` is
+    /// not a URL.
     static func host(ofURL url: String) -> String {
-        guard let schemeEnd = url.range(of: "://") else { return "" }
-        var rest = url[schemeEnd.upperBound...]
-        if let slash = rest.firstIndex(of: "/") { rest = rest[..<slash] }
-        if let at = rest.lastIndex(of: "@") { rest = rest[rest.index(after: at)...] }
-        if rest.hasPrefix("["), let close = rest.firstIndex(of: "]") {
-            return String(rest[rest.index(after: rest.startIndex)..<close])
-        }
-        if let colon = rest.lastIndex(of: ":") { rest = rest[..<colon] }
-        return String(rest)
+        URL(string: url)?.host(percentEncoded: false) ?? ""
     }
 }

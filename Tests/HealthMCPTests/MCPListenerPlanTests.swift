@@ -57,6 +57,16 @@ struct MCPListenerPlanTests {
         }
     }
 
+    /// A public URL's host decides whether browsers' Origin is held to localhost: read with `URL` (brackets,
+    /// user info, ports, percent-encoded zones).
+    @Test(arguments: [("https://[::1]:8443/mcp", true), ("https://user@127.0.0.1:8443/mcp", true),
+                      ("http://localhost/mcp", true), ("https://health.example.org/mcp", false),
+                      ("https://[fe80::1%25eth0]:8443/mcp", false), ("https://10.0.0.5:8080/mcp", false)])
+    func aPublicURLsHostDecidesLoopbackOnly(url: String, loopback: Bool) throws {
+        let plan = try MCPListenerPlan(bind: "127.0.0.1", port: 8080, tls: false, publicResource: url, advertisedHost: Self.lan)
+        #expect(plan.loopbackOnly == loopback, "\(url)")
+    }
+
     @Test func theConsoleStaysOnLoopback() throws {
         typealias Place = MCPListenerPlan.ConsolePlacement
         let loopback = try MCPListenerPlan(bind: "127.0.0.1", port: 8080, tls: false, publicResource: nil, advertisedHost: Self.lan)
