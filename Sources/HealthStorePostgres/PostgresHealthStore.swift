@@ -30,6 +30,8 @@ public final class PostgresHealthStore: BulkImportStore {
     let pool: Mutex<(client: PostgresClient, runner: Task<Void, Never>?)>
     /// The task probing PostgreSQL after a call found it unavailable.
     let recovery = Mutex<Task<Void, Never>?>(nil)
+    /// When a probe last found PostgreSQL up at its first try (the pool was only busy).
+    let lastHealthyProbe = Mutex<ContinuousClock.Instant?>(nil)
     /// Set while the recovery probe's last attempt to connect failed: calls answer `.storeUnavailable` at once
     /// instead of each waiting out the acquire timeout against a database that is known to be away.
     let knownDown = AcquiredFlag()
@@ -139,7 +141,13 @@ public final class PostgresHealthStore: BulkImportStore {
     /// succeeds again after failing, the pool is replaced by a fresh one, so that the calls work at once instead of
     /// after the pool's own reconnection backoff (which grows to a minute during a long outage). A pool that was
     /// only busy (the probe connects at the first try) is left alone.
-    func recoverFromOutage() {
+    ///
+    /// - Parameter slowLease: the call only waits long for a lease (no failure yet). Under load a saturated pool
+    ///   makes many such calls, so a probe for them runs at most once a second after one found the database up.
+    func recoverFromOutage(slowLease: Bool = false) {
+        if slowLease, let healthy = lastHealthyProbe.withLock({ $0 }), ContinuousClock.now - healthy < .seconds(1) {
+            return
+        }
         recovery.withLock { task in
             guard task == nil, !closed.withLock({ $0 }) else { return }
             task = Task { [weak self] in
@@ -163,6 +171,7 @@ public final class PostgresHealthStore: BulkImportStore {
             }
         }
         defer { knownDown.clear() }
+        if !sawOutage { lastHealthyProbe.withLock { $0 = ContinuousClock.now } }
         guard sawOutage, !Task.isCancelled, !closed.withLock({ $0 }) else { return }
         let fresh = PostgresClient(configuration: Self.clientConfiguration(configuration, login: loginAsRole.isSet),
                                    backgroundLogger: logger)
@@ -356,7 +365,7 @@ public final class PostgresHealthStore: BulkImportStore {
                             try? await Task.sleep(for: .milliseconds(50))
                             waited += .milliseconds(50)
                             guard !Task.isCancelled, !acquired.isSet else { return }
-                            if waited == .milliseconds(200) { self?.recoverFromOutage() }
+                            if waited == .milliseconds(200) { self?.recoverFromOutage(slowLease: true) }
                             if self?.knownDown.isSet == true { break }
                         }
                         guard !Task.isCancelled, !acquired.isSet else { return }
