@@ -9,6 +9,19 @@ import Testing
 /// `save(quantity:)`, the sync engine's generic outbox case, mg/dL and mmol/L, meal time, refusals.
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct GlucoseKitTests {
+    /// The entry once the engine has settled it. A write whose first attempt failed in transit (a server slow under
+    /// a loaded machine) stays pending and is retried with backoff: flushed again until it is not, at most 30 s.
+    static func settled(_ entry: OutboxEntry, _ engine: SyncEngine) async throws -> OutboxEntry {
+        var current = entry
+        let deadline = ContinuousClock.now + .seconds(30)
+        while current.status == .pending, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+            _ = await engine.flush()
+            current = try engine.entry(syncId: entry.syncId) ?? current
+        }
+        return current
+    }
+
     @Test func glucoseWritesThroughTheManagerAndTheOutbox() async throws {
         let server = try await ServerProcess()
         do {
@@ -44,10 +57,12 @@ struct GlucoseKitTests {
             #expect(readings.allSatisfy { $0.unit == "mg/dL" })
 
             // Out of bounds and a wrong unit: refused with the write's codes, never retried.
-            let tooLow = try await engine.log(quantity: glucose, value: 5, unit: "mg/dL")
-            #expect(tooLow.status == .invalid && tooLow.lastCode == HealthError.Code.invalidArgument.rawValue)
-            let wrongUnit = try await engine.log(quantity: glucose, value: 100, unit: "kg")
-            #expect(wrongUnit.status == .invalid && wrongUnit.lastCode == HealthError.Code.invalidUnit.rawValue)
+            let tooLow = try await Self.settled(try await engine.log(quantity: glucose, value: 5, unit: "mg/dL"), engine)
+            #expect(tooLow.status == .invalid && tooLow.lastCode == HealthError.Code.invalidArgument.rawValue,
+                    "\(tooLow.status) \(tooLow.lastCode ?? "") \(tooLow.lastError ?? "")")
+            let wrongUnit = try await Self.settled(try await engine.log(quantity: glucose, value: 100, unit: "kg"), engine)
+            #expect(wrongUnit.status == .invalid && wrongUnit.lastCode == HealthError.Code.invalidUnit.rawValue,
+                    "\(wrongUnit.status) \(wrongUnit.lastCode ?? "") \(wrongUnit.lastError ?? "")")
             await #expect {
                 try await manager.save(quantity: glucose, value: 100, unit: "kg")
             } throws: { error in

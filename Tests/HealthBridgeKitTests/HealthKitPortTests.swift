@@ -192,7 +192,9 @@ struct HealthKitPortTests {
             let demo = try await Binaries.healthbridge(["demo", "--days", "35", "--tz", zone], home: server.home)
             try #require(demo.status == 0, "demo: \(demo.stderr)")
             try await server.start()
-            // Two workouts today (the demo's may fall on other days).
+            // Two workouts today (the demo's may fall on other days), and some active energy of today: just after
+            // midnight the demo has none yet.
+            if Date().timeIntervalSince(Calendar.current.startOfDay(for: Date())) < 20 { try await Task.sleep(for: .seconds(20)) }
             let now = Date()
             let base = max(Calendar.current.startOfDay(for: now), now.addingTimeInterval(-7_200))
             let span = now.timeIntervalSince(base) - 5
@@ -205,6 +207,18 @@ struct HealthKitPortTests {
                     home: server.home)
                 try #require(logged.status == 0, "log workout: \(logged.stderr)")
             }
+            // (Active energy is not a type the quantity log writes: a Health Auto Export file of one reading.)
+            let haeDate = DateFormatter()
+            haeDate.locale = Locale(identifier: "en_US_POSIX")
+            haeDate.timeZone = TimeZone(identifier: "UTC")
+            haeDate.dateFormat = "yyyy-MM-dd HH:mm:ss Z"
+            let energyFile = server.home.appendingPathComponent("todays-energy.json")
+            try Data("""
+                {"data":{"metrics":[{"name":"active_energy","units":"kcal","data":[
+                  {"date":"\(haeDate.string(from: base.addingTimeInterval(span * 0.95)))","qty":42}]}]}}
+                """.utf8).write(to: energyFile)
+            let todaysEnergy = try await Binaries.healthbridge(["import", energyFile.path], home: server.home)
+            try #require(todaysEnergy.status == 0, "import: \(todaysEnergy.stderr)")
             let app = DietHealthKitApp(server: server)
             try await app.pairAndAuthorize()
 
