@@ -216,9 +216,7 @@ struct ServeCommand: AsyncParsableCommand {
         let tls = identity.map { "\n  TLS certificate SHA-256: \($0.fingerprint) (the export API's; pin it, or trust \(shared.home.directory.appendingPathComponent(ServerIdentity.directoryName).appendingPathComponent(ServerIdentity.certificateFileName).path))" } ?? ""
         FileHandle.standardOutput.write(Data("HealthBridge MCP endpoint: \(plan.endpointURL)\(bearer != nil ? " (Authorization: Bearer <token>)" : "")\(tls)\n".utf8))
         let port = mcpPort
-        // Over TLS (beyond loopback) with the paired API's guards: 64 connections per address, 10 s to handshake.
-        let server = try identity.map { try $0.guardedHTTPSServer(limiter: ConnectionLimiter(perAddress: 64)) }
-            ?? HealthMCPHTTP.httpServer()
+        let server = try identity.map { try $0.httpsServer(HealthMCPHTTP.httpServer()) } ?? HealthMCPHTTP.httpServer()
         return Application(router: router, server: server,
                            configuration: .init(address: .hostname(mcpBind, port: mcpPort), serverName: "healthbridge"),
                            onServerRunning: { channel in
