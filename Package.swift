@@ -87,6 +87,8 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                // PBKDF2 for the roles' SCRAM verifiers (swift-certificates builds it already).
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
         // Queries and statistics: buckets in a time zone, source-priority merge, sleep nights.

@@ -54,9 +54,9 @@ def cli(home, *args, check_exit=True):
     return result
 
 
-def cli_steps_total(home):
+def cli_steps_total(home, *person):
     out = json.loads(cli(home, "summary", "--type", "stepCount", "--from", "30d", "--interval", "total",
-                         "--statistics", "sum", "--json").stdout)
+                         "--statistics", "sum", "--json", *person).stdout)
     return round(out["buckets"][0]["sum"])
 
 
@@ -121,6 +121,11 @@ def main():
         paired = device.pair(server.pair_code(), "Browser-test phone")
         status, _, _ = device.request("GET", "/api/v1/health/types")
         check(status == 200, "the paired device reads before it is revoked")
+
+        # A second person of the household, who shares their steps (not their sleep) with the owner.
+        cli(home, "people", "add", "Alex Martin")
+        cli(home, "demo", "--person", "alex-martin", "--days", "40", "--seed", "7")
+        cli(home, "people", "share", "owner", "--read", "stepCount", "--person", "alex-martin")
 
         options = webdriver.ChromeOptions()
         options.add_argument("--headless=new")
@@ -294,6 +299,30 @@ def main():
         table = wait.until(EC.presence_of_element_located((By.ID, "audit")))
         rows = table.find_elements(By.CSS_SELECTOR, "tbody tr")
         check(rows and all("pair.success" in r.text for r in rows), "the filter keeps only pairings (%d rows)" % len(rows))
+
+        # People: Alex's shared steps are readable, their sleep looks like no data; the owner shares weight back.
+        driver.get(console + "/people")
+        shared = wait.until(EC.presence_of_element_located((By.ID, "shared-with-me")))
+        check("Alex Martin" in shared.text and "stepCount" in shared.text, "the People page lists what Alex shares")
+        shot("09-people")
+        submit(driver.find_element(By.ID, "view-alex-martin"))
+        wait.until(EC.presence_of_element_located((By.ID, "steps-merged-total")))
+        alex_page = page_number(driver, "steps-merged-total")
+        alex_cli = cli_steps_total(home, "--person", "alex-martin")
+        check(alex_page == alex_cli and alex_cli != cli_steps_total(home),
+              "Alex's Data page shows Alex's merged steps (%d), not the owner's" % alex_cli)
+        check("No sleep recorded in this span." in driver.find_element(By.TAG_NAME, "body").text,
+              "Alex's sleep, not shared, looks like no data")
+        shot("09-people-alex-data")
+        audit = json.loads(cli(home, "audit", "--person", "alex-martin", "--json").stdout)
+        check("person:owner" in json.dumps(audit), "the view is in Alex's audit log")
+        driver.get(console + "/people")
+        driver.find_element(By.CSS_SELECTOR, "#share-form input[value='bodyMass']").click()
+        submit(driver.find_element(By.XPATH, "//button[text()='Share']"))
+        by_me = wait.until(EC.presence_of_element_located((By.ID, "shared-by-me")))
+        check("Alex Martin" in by_me.text and "bodyMass" in by_me.text, "the owner shares weight with Alex from the page")
+        shared_cli = json.loads(cli(home, "people", "shared", "--person", "alex-martin", "--json").stdout)
+        check([e["person"] for e in shared_cli["sharedWith"]] == ["owner"], "the CLI shows what the owner shares with Alex")
 
         # Phone width.
         driver.set_window_size(390, 900)

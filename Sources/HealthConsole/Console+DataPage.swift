@@ -16,19 +16,38 @@ extension Console {
     /// Any period: `?days=7|30|90|365` (the last days up to now), `?month=2025-03`, or `?start=2025-03-01&end=2025-03-15`
     /// (days, end exclusive); previous/next move by the span's length. Example: `/data?start=2025-01-01&end=2025-02-01`.
     func dataPage(_ session: ConsoleSession, request: Request) async throws -> HTML {
+        try await dataPage(session, request: request, of: DataView(service: service, path: "/data", title: "Data",
+                                                                   heading: "Data", sourcesLink: true))
+    }
+
+    /// Whose data the Data page shows: the console's person's own, or (``peopleDataPage(_:request:person:)``) what
+    /// another person of the household shares with them, through a service acting as `person:<id>`.
+    struct DataView {
+        var service: HealthService
+        /// The page's own path, which its period links and forms name.
+        var path: String
+        var title: String
+        var heading: HTML
+        /// Whether the merge note links to the Sources page (the console's person's own priorities only).
+        var sourcesLink: Bool
+    }
+
+    func dataPage(_ session: ConsoleSession, request: Request, of view: DataView) async throws -> HTML {
         let query = ConsoleForm(urlEncoded: request.uri.query ?? "")
         let period = try DataPeriod(query)
         let (start, end) = (period.start, period.end)
-        async let steps = stepsSection(start: start, end: end)
-        async let sleep = sleepSection(start: start, end: end)
-        async let resting = trendSection(id: "resting", title: "Resting heart rate", type: "restingHeartRate", start: start,
-                                         end: end, color: "#b91c1c")
-        async let weight = trendSection(id: "weight", title: "Weight", type: "bodyMass", start: start, end: end,
+        let service = view.service
+        let path = view.path
+        async let steps = stepsSection(service, start: start, end: end, sourcesLink: view.sourcesLink)
+        async let sleep = sleepSection(service, start: start, end: end)
+        async let resting = trendSection(service, id: "resting", title: "Resting heart rate", type: "restingHeartRate",
+                                         start: start, end: end, color: "#b91c1c")
+        async let weight = trendSection(service, id: "weight", title: "Weight", type: "bodyMass", start: start, end: end,
                                         color: "#1d4ed8", connectGaps: true)
-        async let energy = energySection(start: start, end: end)
+        async let energy = energySection(service, start: start, end: end)
         let spans = Self.dataSpans.map { span -> HTML in
-            span == period.days ? "<li><a href=\"/data?days=\(span)\" aria-current=\"true\">\(Self.spanName(span))</a></li>"
-                                : "<li><a href=\"/data?days=\(span)\">\(Self.spanName(span))</a></li>"
+            span == period.days ? "<li><a href=\"\(path)?days=\(span)\" aria-current=\"true\">\(Self.spanName(span))</a></li>"
+                                : "<li><a href=\"\(path)?days=\(span)\">\(Self.spanName(span))</a></li>"
         }
         let sections = try await [steps.html, sleep, resting, weight, energy]
         // Previous / next: the same length before and after the period shown, from its resolved first and last day.
@@ -36,22 +55,23 @@ extension Console {
         let navigation: HTML = DataPeriod.neighbours(first: shown.first, endDay: shown.end).map { previous, next in
             """
             <nav aria-label="Period" class="spans"><ul>\
-            <li><a id="data-previous" href="/data?start=\(previous.start)&amp;end=\(previous.end)">← \(previous.start) – \(previous.last)</a></li>\
-            <li><a id="data-next" href="/data?start=\(next.start)&amp;end=\(next.end)">\(next.start) – \(next.last) →</a></li></ul></nav>
+            <li><a id="data-previous" href="\(path)?start=\(previous.start)&amp;end=\(previous.end)">← \(previous.start) – \(previous.last)</a></li>\
+            <li><a id="data-next" href="\(path)?start=\(next.start)&amp;end=\(next.end)">\(next.start) – \(next.last) →</a></li></ul></nav>
             """
         } ?? .empty
         let body: HTML = """
-            <h1>Data</h1>
+            <h1>\(view.heading)</h1>
             <p id="data-period">\(shown.first) – \(shown.last)</p>
             <nav aria-label="Time span" class="spans"><ul>\(spans)</ul></nav>
             \(navigation)
-            <form method="get" action="/data" class="period"><label>Month <input type="month" name="month" value="\(String(shown.first.prefix(7)))"></label>
+            <form method="get" action="\(path)" class="period"><label>Month <input type="month" name="month" value="\(String(shown.first.prefix(7)))"></label>
             <button type="submit">Show month</button></form>
-            <form method="get" action="/data" class="period"><label>From <input type="date" name="start" value="\(shown.first)"></label>
+            <form method="get" action="\(path)" class="period"><label>From <input type="date" name="start" value="\(shown.first)"></label>
             <label>to (excluded) <input type="date" name="end" value="\(shown.end)"></label> <button type="submit">Show</button></form>
             \(sections)
             """
-        return ConsolePage.layout(title: "Data", current: "/data", session: session, body: body)
+        return ConsolePage.layout(title: view.title, current: view.sourcesLink ? "/data" : "/people", session: session,
+                                  body: body)
     }
 
     static func spanName(_ days: Int) -> String {
@@ -67,7 +87,7 @@ extension Console {
 
     /// Daily steps, merged by priority; the period's merged total with which source won (each source's part of it
     /// beside its own total); the days with no steps recorded (missing, not 0). `range`: the period as resolved.
-    func stepsSection(start: String, end: String?) async throws -> (html: HTML, range: (first: String, last: String, end: String)) {
+    func stepsSection(_ service: HealthService, start: String, end: String?, sourcesLink: Bool = true) async throws -> (html: HTML, range: (first: String, last: String, end: String)) {
         let daily = try await service.summaryPages(SummaryRequest(type: "stepCount", start: start, end: end,
                                                                   interval: "day", statistics: ["sum"]))
         let total = try await service.summary(SummaryRequest(type: "stepCount", start: start, end: end, interval: "total",
@@ -101,7 +121,7 @@ extension Console {
             <section aria-labelledby="steps-h"><h2 id="steps-h">Steps</h2>
             <div class="pair">\(chart)
             <aside class="totals"><p class="big"><span id="steps-merged-total">\(Figure.format(merged))</span> steps</p>
-            <p>merged over \(daily.buckets.count - missing.count) days with data: where sources overlap, the higher one in <a href="/sources#type-stepCount">priority</a> counts.</p>
+            <p>merged over \(daily.buckets.count - missing.count) days with data: where sources overlap, the higher one in \(sourcesLink ? HTML("<a href=\"/sources#type-stepCount\">priority</a>") : HTML("priority")) counts.</p>
             \(ConsolePage.table(id: "steps-sources", ["Priority", "Source", "Counted in the total", "Own total"], rows))</aside></div>
             \(gaps)
             <p class="note">\(total.mergeNote)</p></section>
@@ -109,7 +129,7 @@ extension Console {
     }
 
     /// Sleep stages per night (minutes), attributed to the wake-up day.
-    func sleepSection(start: String, end: String?) async throws -> HTML {
+    func sleepSection(_ service: HealthService, start: String, end: String?) async throws -> HTML {
         var result = try await service.sleep(SleepRequest(start: start, end: end))
         while let next = result.nextCursor {
             let page = try await service.sleep(SleepRequest(cursor: next))
@@ -132,7 +152,7 @@ extension Console {
     }
 
     /// A daily average as a line, with gaps on days without a value.
-    func trendSection(id: String, title: String, type: String, start: String, end: String?, color: String,
+    func trendSection(_ service: HealthService, id: String, title: String, type: String, start: String, end: String?, color: String,
                       connectGaps: Bool = false) async throws -> HTML {
         let result = try await service.summaryPages(SummaryRequest(type: type, start: start, end: end, interval: "day",
                                                                    statistics: ["average"]))
@@ -146,8 +166,11 @@ extension Console {
     }
 
     /// Energy eaten against energy burned (active + resting, the service's sums), per day.
-    func energySection(start: String, end: String?) async throws -> HTML {
+    func energySection(_ service: HealthService, start: String, end: String?) async throws -> HTML {
         let energy = try await service.energy(EnergyRequest(start: start, end: end))
+        guard energy.days.contains(where: { $0.eatenKcal != nil || $0.activeKcal != nil || $0.basalKcal != nil }) else {
+            return "<section><h2>Energy in and out</h2><p>No energy recorded in this span.</p></section>"
+        }
         let labels = energy.days.map(\.date)
         let chart = SVGChart.lines(id: "energy", title: "Energy in and out per day", labels: labels, series: [
             .init(name: "Eaten", color: "#047857", values: energy.days.map(\.eatenKcal)),

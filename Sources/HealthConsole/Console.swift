@@ -58,9 +58,16 @@ public final class Console: Sendable {
     let sessions: ConsoleSessions
     let imports: ConsoleImports
     private let boundPort: Mutex<Int>
+    /// The household (``HouseholdServices``), for the People page: what this person shares and is shared; nil when
+    /// the console runs without one (the page says so).
+    let household: HouseholdServices?
+    /// The id of the person this console is for (`owner`, or the `--person` of `serve`).
+    let person: String
 
     public init(service: HealthService, home: HealthBridgeHome, configuration: Configuration, pairing: ConsolePairing,
-                logger: Logger) {
+                household: HouseholdServices? = nil, person: String = Household.ownerID, logger: Logger) {
+        self.household = household
+        self.person = person
         self.service = service
         self.home = home
         self.configuration = configuration
@@ -111,6 +118,13 @@ public final class Console: Sendable {
         routes.get("/pairing") { request, _ in await self.page(request) { try await self.pairingPage($0, card: nil) } }
         routes.post("/pairing/sharing") { request, _ in await self.action(request) { _, form in try await self.setSharing(form) } }
         routes.post("/pairing/code") { request, _ in await self.action(request) { session, form in try await self.issueCode(session, form: form) } }
+        routes.get("/people") { request, _ in await self.page(request) { try await self.peoplePage($0) } }
+        routes.get("/people/:person/data") { request, context in
+            let person = context.parameters.get("person") ?? ""
+            return await self.page(request) { try await self.sharedDataPage($0, request: request, person: person) }
+        }
+        routes.post("/people/share") { request, _ in await self.action(request) { _, form in try await self.share(form) } }
+        routes.post("/people/add") { request, _ in await self.action(request) { _, form in try await self.addPerson(form) } }
         routes.get("/audit") { request, _ in await self.page(request) { try await self.auditPage($0, request: request) } }
         routes.get("/import") { request, _ in await self.page(request) { try await self.importPage($0, request: request) } }
         routes.post("/import/upload") { request, _ in await self.upload(request) }

@@ -57,6 +57,8 @@ enum ConsoleAssets {
         .code { font-family: ui-monospace, monospace; font-size: 1.3rem; letter-spacing: 0.08em; }
         .filters { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: end; margin-bottom: 12px; }
         .filters label { display: flex; flex-direction: column; font-size: 0.9rem; }
+        fieldset label.check { display: inline-block; margin: 0 1.2em 0.4em 0; white-space: nowrap; }
+        fieldset label.wide { display: block; margin-top: 0.4em; }
         input, select { font: inherit; padding: 4px 6px; border: 1px solid #6b7280; border-radius: 4px; }
         .upload { display: flex; flex-direction: column; gap: 8px; max-width: 480px; }
         .progress { margin: 12px 0; } progress { width: 100%; max-width: 480px; height: 20px; }

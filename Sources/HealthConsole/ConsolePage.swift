@@ -2,7 +2,7 @@
 enum ConsolePage {
     static let sections: [(path: String, name: String)] = [
         ("/", "Overview"), ("/data", "Data"), ("/sources", "Sources"), ("/access", "Access"),
-        ("/pairing", "Pairing"), ("/audit", "Audit"), ("/import", "Import"),
+        ("/pairing", "Pairing"), ("/people", "People"), ("/audit", "Audit"), ("/import", "Import"),
     ]
 
     static func layout(title: String, current: String, session: ConsoleSession?, body: HTML) -> HTML {

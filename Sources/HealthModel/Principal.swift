@@ -6,7 +6,8 @@ import Foundation
 /// A principal is written `kind:name` (`owner` alone): `owner` (the person, on this machine's CLI and console),
 /// `mcp:NAME` (an MCP client; `mcp:default` for stdio and the HTTP endpoint), `gateway:NAME` (an OpenClaw gateway the
 /// node serves), `device:ID` (a paired device, by its client id; `device:*` stands for every paired device),
-/// `ingest:NAME` (a push token), `app:ID` (an app using HealthBridgeKit).
+/// `ingest:NAME` (a push token), `app:ID` (an app using HealthBridgeKit), `person:ID` (another person of the household,
+/// a caregiver, reading what this person shared with them).
 ///
 /// ```swift
 /// let reader = try Principal(parsing: "device:3f2a")   // a paired device
@@ -15,6 +16,8 @@ import Foundation
 public struct Principal: Sendable, Hashable, Codable, CustomStringConvertible {
     public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
         case owner, mcp, gateway, device, ingest, app
+        /// Another person of the household (a caregiver): reads only the types this person granted, never writes.
+        case person
     }
 
     public var kind: Kind
@@ -34,6 +37,8 @@ public struct Principal: Sendable, Hashable, Codable, CustomStringConvertible {
     public static func gateway(_ name: String = "default") -> Principal { Principal(kind: .gateway, name: name) }
     /// A paired device by client id.
     public static func device(_ id: String) -> Principal { Principal(kind: .device, name: id) }
+    /// Another person of the household, by their id (`person:alex-martin`): a caregiver reading what was shared.
+    public static func person(_ id: String) -> Principal { Principal(kind: .person, name: id) }
     /// Every paired device: the grants a device has unless it was given its own.
     public static let allDevices = Principal(kind: .device, name: "*")
 
@@ -47,7 +52,7 @@ public struct Principal: Sendable, Hashable, Codable, CustomStringConvertible {
         let parts = trimmed.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
         guard let kind = Kind(rawValue: String(parts[0]).lowercased()) else {
             throw HealthError(.invalidArgument,
-                              "unknown principal '\(text)'; write owner, mcp[:NAME], gateway[:NAME], device:ID (device:* for every paired device), ingest:NAME or app:ID")
+                              "unknown principal '\(text)'; write owner, mcp[:NAME], gateway[:NAME], device:ID (device:* for every paired device), ingest:NAME, app:ID or person:ID")
         }
         var name = parts.count > 1 ? String(parts[1]) : ""
         if name.isEmpty, kind == .mcp || kind == .gateway { name = "default" }
@@ -62,12 +67,12 @@ public struct Principal: Sendable, Hashable, Codable, CustomStringConvertible {
 
     /// What a principal of this kind may do when nobody granted it anything: the owner everything, MCP clients and
     /// gateways read everything (an agent the person installed), paired devices what `device:*` was granted,
-    /// ingest tokens and apps nothing.
+    /// ingest tokens, apps and the household's other people nothing.
     package var defaultGrants: AccessGrants {
         switch kind {
         case .owner: return AccessGrants(read: .all, write: .all)
         case .mcp, .gateway: return AccessGrants(read: .all, write: .none)
-        case .device, .ingest, .app: return AccessGrants(read: .none, write: .none)
+        case .device, .ingest, .app, .person: return AccessGrants(read: .none, write: .none)
         }
     }
 

@@ -79,7 +79,15 @@ extension HealthService {
         }
         let target = try Principal(parsing: update.principal)
         guard target.kind != .owner else {
-            throw HealthError(.invalidArgument, "the owner has every grant; name another principal (mcp, gateway, device:ID, device:*, ingest:NAME, app:ID)")
+            throw HealthError(.invalidArgument, "the owner has every grant; name another principal (mcp, gateway, device:ID, device:*, ingest:NAME, app:ID, person:ID)")
+        }
+        if target.kind == .person {
+            // A caregiver reads what was shared and never writes into another person's data.
+            _ = try Household.checkID(target.name)
+            guard (try Self.grantTypes(update.allowWrite)).isEmpty else {
+                throw HealthError(.invalidArgument, "\(target.id) is another person of the household: they may be granted reading, never writing",
+                                  argument: "allowWrite")
+            }
         }
         var grants = update.reset ? target.defaultGrants : try await self.grants(for: target)
         if update.reset, target.kind == .device, target != .allDevices, let shared = try await storedGrants(.allDevices) {

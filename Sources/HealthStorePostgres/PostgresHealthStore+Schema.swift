@@ -311,7 +311,7 @@ extension PostgresHealthStore {
     /// verifier (a fresh salt each time).
     static func setRolePassword(_ configuration: PostgresStoreConfiguration, _ connection: PostgresConnection,
                                 logger: Logger) async throws {
-        let verifier = configuration.scramVerifier(salt: (0..<16).map { _ in UInt8.random(in: 0...255) })
+        let verifier = try configuration.scramVerifier(salt: (0..<16).map { _ in UInt8.random(in: 0...255) })
         try await connection.query(PostgresQuery(unsafeSQL: "ALTER ROLE \(configuration.roleName) LOGIN PASSWORD '\(verifier)'"),
                                    logger: logger)
     }

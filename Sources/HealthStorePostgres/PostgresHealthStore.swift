@@ -34,11 +34,11 @@ public final class PostgresHealthStore: BulkImportStore {
     let lastHealthyProbe = Mutex<ContinuousClock.Instant?>(nil)
     /// Set while the recovery probe's last attempt to connect failed: calls answer `.storeUnavailable` at once
     /// instead of each waiting out the acquire timeout against a database that is known to be away.
-    let knownDown = AcquiredFlag()
+    let knownDown = SharedFlag()
     /// Set when the person's role may sign in (``PostgresStoreConfiguration/rolePassword``): the pool and the
     /// listener connect as the role itself, so no SQL can `RESET ROLE` its way to the administrating user. Unset for a
     /// `NOLOGIN` role an administrator made by hand: the connections then take the role with `SET ROLE`.
-    let loginAsRole = AcquiredFlag()
+    let loginAsRole = SharedFlag()
     /// Answers the calls whose connection closes under them.
     let closeWatch = PostgresCloseWatch()
     var client: PostgresClient { pool.withLock { $0.client } }
@@ -328,7 +328,7 @@ public final class PostgresHealthStore: BulkImportStore {
             throw HealthError(.storeUnavailable,
                               "PostgreSQL cannot be reached (the last attempt to connect failed); try again when the database is back")
         }
-        let acquired = AcquiredFlag()
+        let acquired = SharedFlag()
         let timeout = configuration.acquireTimeout
         let client = self.client
         // The work runs in a task of its own and the caller waits for whichever comes first, the work or the acquire
@@ -489,7 +489,7 @@ final class FirstResult<T: Sendable>: Sendable {
 }
 
 /// A flag set and read across tasks (a lease acquired; the database known to be down).
-final class AcquiredFlag: Sendable {
+final class SharedFlag: Sendable {
     private let value = Atomic<Bool>(false)
     func set() { value.store(true, ordering: .sequentiallyConsistent) }
     func clear() { value.store(false, ordering: .sequentiallyConsistent) }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import _CryptoExtras
 import HealthModel
 
 /// Where a PostgreSQL store lives: a `postgres://` URL as `serve --store` and `store copy --to` take it.
@@ -156,16 +157,11 @@ public struct PostgresStoreConfiguration: Sendable, Hashable {
     /// The SCRAM-SHA-256 verifier of ``rolePassword`` (RFC 5802, RFC 7677), as PostgreSQL stores it:
     /// `SCRAM-SHA-256$<iterations>:<salt>$<StoredKey>:<ServerKey>`. `ALTER ROLE … PASSWORD '<verifier>'` stores it
     /// as is, so the password is never sent to the server nor written to its logs.
-    public func scramVerifier(salt: [UInt8], iterations: Int = 4_096) -> String {
-        let passwordKey = SymmetricKey(data: Data(rolePassword.utf8))
-        // PBKDF2-HMAC-SHA256, one block (the digest's 32 bytes).
-        var block = Array(HMAC<SHA256>.authenticationCode(for: salt + [0, 0, 0, 1], using: passwordKey))
-        var salted = block
-        for _ in 1..<max(1, iterations) {
-            block = Array(HMAC<SHA256>.authenticationCode(for: block, using: passwordKey))
-            for index in salted.indices { salted[index] ^= block[index] }
-        }
-        let saltedKey = SymmetricKey(data: salted)
+    public func scramVerifier(salt: [UInt8], iterations: Int = 4_096) throws -> String {
+        // SaltedPassword := Hi(password, salt, i), PBKDF2-HMAC-SHA256 of the digest's 32 bytes. SCRAM's iteration
+        // count is PostgreSQL's (4,096), below the library's checked minimum, hence the unchecked rounds.
+        let saltedKey = try KDF.Insecure.PBKDF2.deriveKey(from: Data(rolePassword.utf8), salt: salt, using: .sha256,
+                                                          outputByteCount: 32, unsafeUncheckedRounds: max(1, iterations))
         let clientKey = Array(HMAC<SHA256>.authenticationCode(for: Data("Client Key".utf8), using: saltedKey))
         let storedKey = Array(SHA256.hash(data: clientKey))
         let serverKey = Array(HMAC<SHA256>.authenticationCode(for: Data("Server Key".utf8), using: saltedKey))

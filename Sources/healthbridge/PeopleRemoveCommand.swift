@@ -31,6 +31,8 @@ struct PeopleRemoveCommand: AsyncParsableCommand {
                 try await PostgresHealthStore.dropSchema(configuration: configuration, logger: CLILog.logger)
             }
         }
+        // What the others shared with them goes first, so somebody added later under the same id inherits nothing.
+        try await store.householdServices().forget(id)
         let removed = try household.remove(id)
         if json {
             try Output.json(["removed": removed.id])

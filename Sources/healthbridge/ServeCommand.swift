@@ -171,7 +171,8 @@ struct ServeCommand: AsyncParsableCommand {
                      interfaces: [(name: String, address: String)]) throws -> Console {
         Console(service: shared.service, home: shared.home,
                 configuration: .init(port: place.port, host: place.host, interfaces: interfaces),
-                pairing: .pairedAPI(home: shared.home.directory), logger: CLILog.logger)
+                pairing: .pairedAPI(home: shared.home.directory), household: shared.household,
+                person: store.personID ?? Household.ownerID, logger: CLILog.logger)
     }
 
     /// Once the console listens: records where (`<home>/console.json`, for `healthbridge console`) and prints the
@@ -270,6 +271,8 @@ struct ServeCommand: AsyncParsableCommand {
 struct SharedPieces: Sendable {
     let home: HealthBridgeHome
     let service: HealthService
+    /// The household, for the console's People page: the others' services are opened when first needed.
+    let household: HouseholdServices
 
     static func open(_ options: StoreOptions, demo: Bool) async throws -> SharedPieces {
         let home = try options.resolveHome()
@@ -280,8 +283,11 @@ struct SharedPieces: Sendable {
         }
         Output.stderr("Store: " + (options.storeLocation.map { StoreCopyCommand.redacted($0, person: options.personID) } ?? home.storeURL.path)
                       + (options.personID.map { " (person \($0))" } ?? ""))
-        return SharedPieces(home: home, service: try await HealthService.open(
-            store: store, access: try AccessStore.open(home: home.directory), logger: CLILog.logger))
+        let service = try await HealthService.open(store: store, access: try AccessStore.open(home: home.directory),
+                                                   logger: CLILog.logger)
+        let household = try options.householdServices()
+        try await household.use(service, for: options.personID ?? Household.ownerID)
+        return SharedPieces(home: home, service: service, household: household)
     }
 }
 

@@ -81,6 +81,24 @@ struct StoreOptions: ParsableArguments {
         return try await HealthService.open(store: store, access: try AccessStore.open(home: home.directory),
                                             logger: CLILog.logger)
     }
+
+    /// The household of the data directory, opening each person's service (their store on the same `--store`, their
+    /// access state) when first needed.
+    func householdServices() throws -> HouseholdServices {
+        let household = Household(home: try resolveHouseholdHome())
+        // A PostgreSQL URL holds everyone (a schema each); a SQLite file given with --store is this person's only,
+        // the others keep theirs in their data directories.
+        let own = personID ?? Household.ownerID
+        let location = storeLocation
+        let shared = location.flatMap { PostgresStoreConfiguration.isPostgresURL($0) ? $0 : nil }
+        return HouseholdServices(household: household) { id in
+            let home = try household.home(of: id)
+            let store = try await Self.openStore(id == own ? location : shared, home: home,
+                                                 person: id == Household.ownerID ? nil : id)
+            return try await HealthService.open(store: store, access: try AccessStore.open(home: home.directory),
+                                                logger: CLILog.logger)
+        }
+    }
 }
 
 extension StoreOptions {

@@ -23,22 +23,42 @@ struct ConsoleHarness {
     /// The loopback address the console is bound to.
     let address: String
     let task: Task<Void, any Error>
+    /// The household: every person's service.
+    let household: HouseholdServices
+    /// The household's data directory (the owner's).
+    let root: URL
 
-    static func start(days: Int = 14, maxUploadBytes: Int = 64 << 10, address: String = "127.0.0.1") async throws
-        -> ConsoleHarness
+    /// A console for `person` (the owner by default) of a household whose other people are `others` (ids), each
+    /// with `days` of demo data of their own (another seed each, so no two have the same numbers).
+    static func start(days: Int = 14, maxUploadBytes: Int = 64 << 10, address: String = "127.0.0.1",
+                      others: [String] = [], person: String = Household.ownerID) async throws -> ConsoleHarness
     {
         let directory = try TemporaryHome("console").url
-        let home = HealthBridgeHome(directory: directory)
-        try home.createIfNeeded()
+        let householdHome = HealthBridgeHome(directory: directory)
+        try householdHome.createIfNeeded()
+        let household = Household(home: householdHome)
+        for (index, id) in others.enumerated() {
+            try household.add(name: id.capitalized, id: id)
+            let store = try SQLiteHealthStore(location: .file(try household.home(of: id).storeURL))
+            try await DemoWorld(days: days, seed: 100 + UInt64(index)).populate(store)
+        }
+        let home = try household.home(of: person)
         let store = try SQLiteHealthStore(location: .file(home.storeURL))
-        try await DemoWorld(days: days).populate(store)
-        let state = try AccessStore.open(home: directory)
+        if person == Household.ownerID { try await DemoWorld(days: days).populate(store) }
+        let state = try AccessStore.open(home: home.directory)
         let service = try await HealthService.open(store: store, access: state)
+        let services = HouseholdServices(household: household) { id in
+            let personal = try household.home(of: id)
+            return try await HealthService.open(store: try SQLiteHealthStore(location: .file(personal.storeURL)),
+                                                access: try AccessStore.open(home: personal.directory))
+        }
+        try await services.use(service, for: person)
         let console = Console(service: service, home: home,
                               configuration: .init(port: 0, host: address, maxUploadBytes: maxUploadBytes),
-                              pairing: ConsolePairing(fingerprint: { try ServerIdentity.loadOrCreate(home: directory).0.fingerprint },
+                              pairing: ConsolePairing(fingerprint: { try ServerIdentity.loadOrCreate(home: home.directory).0.fingerprint },
                                                       listening: { nil },
                                                       fallback: { .init(host: "192.0.2.10", port: 8443) }),
+                              household: services, person: person,
                               logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
         let router = Router()
         console.addRoutes(to: router)
@@ -50,12 +70,12 @@ struct ConsoleHarness {
         guard let port = await iterator.next() else { throw CancellationError() }
         console.setPort(port)
         return ConsoleHarness(home: home, service: service, state: state, console: console, port: port,
-                              address: address, task: task)
+                              address: address, task: task, household: services, root: directory)
     }
 
     func stop() {
         task.cancel()
-        try? FileManager.default.removeItem(at: home.directory)
+        try? FileManager.default.removeItem(at: root)
     }
 
     var host: String { "\(address):\(port)" }

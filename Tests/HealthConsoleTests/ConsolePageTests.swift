@@ -59,7 +59,7 @@ struct ConsolePageTests {
         let h = try await ConsoleHarness.start()
         defer { h.stop() }
         let (cookie, csrf) = try await h.signIn()
-        for path in ["/", "/data", "/data?days=365", "/sources", "/access", "/pairing", "/audit", "/audit?event=data.read&since=7d", "/import"] {
+        for path in ["/", "/data", "/data?days=365", "/sources", "/access", "/pairing", "/people", "/audit", "/audit?event=data.read&since=7d", "/import"] {
             let reply = try await h.send("GET", path, headers: [("Cookie", cookie)])
             #expect(reply.status == 200, "\(path)")
             #expect(reply.body.hasPrefix("<!doctype html>"), "\(path)")

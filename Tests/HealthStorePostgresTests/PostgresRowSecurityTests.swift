@@ -141,7 +141,7 @@ struct PostgresRowSecurityTests {
         configuration.person = "alex"
         #expect(configuration.roleName == "hb_healthbridge_alex_b6558a62")
         #expect(configuration.rolePassword == "f2a859fb916aec9d361501edb96a7011984946e4d85602fc9298dca860203d93")
-        let verifier = configuration.scramVerifier(salt: Array("0123456789abcdef".utf8), iterations: 4_096)
+        let verifier = try configuration.scramVerifier(salt: Array("0123456789abcdef".utf8), iterations: 4_096)
         // hashlib.pbkdf2_hmac("sha256", password, salt, 4096), then HMAC "Client Key"/"Server Key" and SHA-256.
         #expect(verifier == "SCRAM-SHA-256$4096:MDEyMzQ1Njc4OWFiY2RlZg==$k6nn4U5qYrDsGru/1BFWXEVSZd7rG168UlRyYo/G3b8="
                 + ":iztosYaBVd8maA5PFAPXEQA0iXEbNOxmb2p0d0H0eg4=")

@@ -38,7 +38,7 @@ struct BulkWriteTests {
                 let result = try await store.save(Self.batch(index, count: perBatch))
                 #expect(result.inserted == perBatch)
                 let size = (try? FileManager.default.attributesOfItem(atPath: url.path + "-wal")[.size] as? Int) ?? 0
-                largestWAL = max(largestWAL, size ?? 0)
+                largestWAL = max(largestWAL, size)
             }
             await store.endBulkWrites()
 

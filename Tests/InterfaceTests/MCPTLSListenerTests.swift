@@ -31,7 +31,7 @@ import Testing
             environment["HEALTHBRIDGE_LOG_LEVEL"] = "warning"
             process.environment = environment
             let log = home.appending("serve.log")
-            FileManager.default.createFile(atPath: log.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
             let output = try FileHandle(forWritingTo: log)
             process.standardOutput = output
             process.standardError = output

@@ -90,8 +90,10 @@ struct PeopleIsolationTests {
             store = try SQLiteHealthStore(location: .file(home.storeURL))
         case .postgres:
             guard var configuration = base else { throw HealthError(.storeUnavailable, "no PostgreSQL configuration") }
-            configuration.schema = configuration.schema + "_" + id
-            configuration.person = id
+            if id != Household.ownerID {   // the owner's store is the URL's schema, as without --person
+                configuration.schema = configuration.schema + "_" + id
+                configuration.person = id
+            }
             store = try await PostgresHealthStore(configuration: configuration, logger: TestStores.logger)
             postgres = configuration
         }
@@ -261,12 +263,12 @@ struct PeopleIsolationTests {
                                service: person.service, logger: logger)
     }
 
-    static func consoleOf(_ person: Person) -> Console {
+    static func consoleOf(_ person: Person, household: HouseholdServices? = nil) -> Console {
         let console = Console(service: person.service, home: person.home,
                               configuration: .init(port: consolePort, host: "127.0.0.1"),
                               pairing: ConsolePairing(fingerprint: { "" }, listening: { nil },
                                                       fallback: { .init(host: "192.0.2.10", port: 8443) }),
-                              logger: logger)
+                              household: household, person: person.id, logger: logger)
         console.setPort(consolePort)
         return console
     }
@@ -345,8 +347,14 @@ struct PeopleIsolationTests {
             }
             await sessions.closeAll()
 
-            // B's console.
-            let console = Self.consoleOf(blake)
+            // B's console, with the household (its People page and B's view of what others share).
+            let people = HouseholdServices(household: household) { id in
+                throw HealthError(.storeUnavailable, "the test opened every person already (\(id))")
+            }
+            try await people.use(alex.service, for: "alex")
+            try await people.use(blake.service, for: "blake")
+            try await people.share("alex", with: "blake", read: ["stepCount"])   // not A's credentials' way in
+            let console = Self.consoleOf(blake, household: people)
             let consoleRouter = Router()
             console.addRoutes(to: consoleRouter)
             let consoleRoutes = consoleRouter.routeList
@@ -367,6 +375,74 @@ struct PeopleIsolationTests {
             throw error
         }
         await Self.close(alex, blake)
+    }
+
+    /// Sharing between people (a caregiver): B grants A reading of steps. Through the household, A then reads B's
+    /// steps and nothing else of B's (heart rate looks like no data), never writes, and B's audit log has the view;
+    /// a person who shares nothing is not found; B's stopping ends it. On both stores: the grant lives in B's store.
+    @Test(arguments: TestStores.kinds)
+    func aCaregiverReadsOnlyWhatWasShared(kind: TestStoreKind) async throws {
+        let directory = try TemporaryHome("caregiver").url
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let household = Household(home: HealthBridgeHome(directory: directory))
+        _ = try household.add(name: "Alex", id: "alex")
+        _ = try household.add(name: "Blake", id: "blake")
+        let base = kind == .postgres ? try TestStores.freshPostgresConfiguration() : nil
+        let alex = try await Self.open("alex", household: household, kind: kind, base: base)
+        let blake = try await Self.open("blake", household: household, kind: kind, base: base)
+        let owner = try await Self.open(Household.ownerID, household: household, kind: kind, base: base)
+        do {
+            try await blake.store.save(Self.samples(for: "blake", value: Self.blakesValue))
+            let now = Date()
+            try await blake.store.save([HealthSample(type: "heartRate", start: now.addingTimeInterval(-600),
+                                                     end: now.addingTimeInterval(-600), value: .quantity(61, unit: "count/min"),
+                                                     source: HealthSource(name: "Blake Secret Watch"))])
+            let people = HouseholdServices(household: household) { id in
+                throw HealthError(.storeUnavailable, "the test opened every person already (\(id))")
+            }
+            try await people.use(alex.service, for: "alex")
+            try await people.use(blake.service, for: "blake")
+            try await people.use(owner.service, for: Household.ownerID)
+
+            // Nothing shared: A cannot tell B from nobody.
+            await #expect(throws: HealthError.self) { _ = try await people.view(of: "blake", for: "alex") }
+            #expect(try await people.sharedWith("alex").isEmpty)
+
+            let shared = try await people.share("blake", with: "alex", read: ["stepCount"])
+            #expect(shared.read == "stepCount")
+            #expect(try await people.sharedWith("alex").map(\.person) == ["blake"])
+            let view = try await people.view(of: "blake", for: "alex")
+            let steps = try await view.summary(SummaryRequest(type: "stepCount", start: "1d", interval: "total",
+                                                              statistics: ["sum"]))
+            #expect(steps.buckets.first?.sum == 3 * Self.blakesValue + 3)
+            let heart = try await view.summary(SummaryRequest(type: "heartRate", start: "1d", interval: "total",
+                                                              statistics: ["average"]))
+            #expect(heart.buckets.allSatisfy { $0.average == nil }, "heart rate was not shared: no data")
+            let own = try await blake.service.summary(SummaryRequest(type: "heartRate", start: "1d", interval: "total",
+                                                                     statistics: ["average"]))
+            #expect(own.buckets.first?.average == 61)
+            let anchor = try await blake.store.currentAnchor()
+            await #expect(throws: HealthError.self) { _ = try await view.logWater(250, unit: "mL") }
+            await #expect(throws: HealthError.self) {
+                _ = try await blake.service.updateGrants(GrantsUpdate(principal: "person:alex", allowWrite: ["stepCount"]))
+            }
+            #expect(try await blake.store.currentAnchor() == anchor, "nothing was written into B's store")
+            #expect(try await people.sharedWith("alex").first?.read == "stepCount", "a refused change changes nothing")
+
+            try await people.recordView(of: "blake", by: "alex", types: ["stepCount"])
+            let events = try await blake.service.auditEvents(AuditQuery(event: .dataRead, limit: 5))
+            #expect(events.first?.detail?.principal == "person:alex")
+            #expect(try await alex.service.auditEvents(AuditQuery(event: .dataRead, limit: 5)).isEmpty)
+
+            // Removing A takes back what B shared with A, so a later "alex" inherits nothing.
+            #expect(try await people.forget("alex") == ["blake"])
+            #expect(try await people.sharedWith("alex").isEmpty)
+            await #expect(throws: HealthError.self) { _ = try await people.view(of: "blake", for: "alex") }
+        } catch {
+            await Self.close(alex, blake, owner)
+            throw error
+        }
+        await Self.close(alex, blake, owner)
     }
 
     static func close(_ people: Person...) async {
