@@ -95,7 +95,7 @@ public struct DeviceIdentity: Sendable, Hashable {
                 throw HealthError(.storeUnavailable, "\(url.path) is not a valid device identity; move it away to create a new one (the gateway will then see a new node to approve)")
             }
             // Keep the key private even if someone widened the mode.
-            try? PrivateFile.tightenFile(url.path)
+            _ = try? PrivateFile.tightenFile(url.path)
             return identity
         }
         let identity = generate()

@@ -164,7 +164,7 @@ public enum HealthMCPHTTP {
         if let existing = try? String(contentsOf: file, encoding: .utf8) {
             let token = existing.trimmingCharacters(in: .whitespacesAndNewlines)
             if token.count >= 32 {
-                try? PrivateFile.tightenFile(file.path)
+                _ = try? PrivateFile.tightenFile(file.path)
                 return (token, file, false)
             }
         }

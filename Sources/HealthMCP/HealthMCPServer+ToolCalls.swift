@@ -49,7 +49,7 @@ public actor ToolCallTransport: Transport {
                 do {
                     for try await data in source {
                         guard let call = ToolCallRequest.parse(data) else {
-                            if let id = MessageHead.requestID(data) { await self.expectAnswer(id) }
+                            if let id = MessageHead.requestID(data) { self.expectAnswer(id) }
                             continuation.yield(data)
                             continue
                         }

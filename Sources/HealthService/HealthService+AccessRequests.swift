@@ -128,7 +128,7 @@ extension HealthService {
                 request.write.filter(subset.contains)
             } ?? request.write
             if !grantedRead.isEmpty || !grantedWrite.isEmpty {
-                try await changeGrants(GrantsUpdate(principal: request.principal, allowRead: grantedRead,
+                _ = try await changeGrants(GrantsUpdate(principal: request.principal, allowRead: grantedRead,
                                                     allowWrite: grantedWrite))
             }
         }

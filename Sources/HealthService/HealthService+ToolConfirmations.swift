@@ -72,7 +72,7 @@ extension HealthService {
             return false
         }
         // Used: remove it (a failure here leaves it marked used, which no one can redeem again; the sweep removes it).
-        try? await store.updateSetting(key) { text in text == updated ? nil : text }
+        _ = try? await store.updateSetting(key) { text in text == updated ? nil : text }
         return true
     }
 

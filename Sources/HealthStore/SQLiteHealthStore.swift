@@ -54,7 +54,7 @@ public final class SQLiteHealthStore: BulkImportStore {
                 try Self.prepareFile(url)
                 writer = try SharedDatabaseFile.openingWhileBusy { try DatabasePool(path: url.path, configuration: config) }
                 for suffix in ["", "-wal", "-shm"] {
-                    try? PrivateFile.tightenFile(url.path + suffix)
+                    _ = try? PrivateFile.tightenFile(url.path + suffix)
                 }
             }
             try Self.migrate(writer)

@@ -42,7 +42,7 @@ extension PostgresHealthStore {
         return n
     }
 
-    func scalar<T: PostgresDecodable>(_ query: PostgresQuery, as: T.Type, _ connection: PostgresConnection) async throws -> T? {
+    func scalar<T: PostgresDecodable & Sendable>(_ query: PostgresQuery, as: T.Type, _ connection: PostgresConnection) async throws -> T? {
         for try await value in try await connection.query(query, logger: logger).decode(T.self) { return value }
         return nil
     }

@@ -62,7 +62,7 @@ struct RowPlan: Sendable {
         // Numbers take at most 32 bytes each (15 columns), text at most twice its length once escaped.
         let most = 16 * 32 + 2 * (Int(row.timeZone.count) + Int(row.syncIdentifier.count) + Int(row.metadata.count)
             + version.utf8.count)
-        batch.text.withUnsafeBytes { text in
+        _ = batch.text.withUnsafeBytes { text in
             buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: most) { out in
                 guard let base = out.baseAddress else { return 0 }
                 var line = CopyLineWriter(base.assumingMemoryBound(to: UInt8.self))
