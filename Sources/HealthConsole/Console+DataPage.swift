@@ -17,7 +17,7 @@ extension Console {
     /// (days, end exclusive); previous/next move by the span's length. Example: `/data?start=2025-01-01&end=2025-02-01`.
     func dataPage(_ session: ConsoleSession, request: Request) async throws -> HTML {
         try await dataPage(session, request: request, of: DataView(service: service, path: "/data", title: "Data",
-                                                                   heading: "Data", sourcesLink: true))
+                                                                   heading: "Data", menu: "/data", sourcesLink: true))
     }
 
     /// Whose data the Data page shows: the console's person's own, or (``peopleDataPage(_:request:person:)``) what
@@ -28,6 +28,8 @@ extension Console {
         var path: String
         var title: String
         var heading: HTML
+        /// The menu entry the page is under.
+        var menu: String
         /// Whether the merge note links to the Sources page (the console's person's own priorities only).
         var sourcesLink: Bool
     }
@@ -70,7 +72,7 @@ extension Console {
             <label>to (excluded) <input type="date" name="end" value="\(shown.end)"></label> <button type="submit">Show</button></form>
             \(sections)
             """
-        return ConsolePage.layout(title: view.title, current: view.sourcesLink ? "/data" : "/people", session: session,
+        return ConsolePage.layout(title: view.title, current: view.menu, session: session,
                                   body: body)
     }
 

@@ -86,12 +86,10 @@ extension Console {
         let name = try household.household.people().first { $0.id == other }?.name ?? other
         let page = try await dataPage(session, request: request, of: DataView(
             service: view, path: "/people/\(other)/data", title: "\(name)'s data",
-            heading: "\(name)'s data <small>shared with you</small>", sourcesLink: false))
+            heading: "\(name)'s data <small>shared with you</small>", menu: "/people", sourcesLink: false))
         let period = try DataPeriod(ConsoleForm(urlEncoded: request.uri.query ?? ""))
         let range = try view.range(start: period.start, end: period.end, defaultStart: "30d")
-        var shown: [String] = []
-        for type in Self.dataPageTypes where try await view.mayRead(type) { shown.append(type) }
-        try await household.recordView(of: other, by: person, types: shown, start: ISO8601.string(range.start),
+        try await household.recordView(of: other, by: person, types: Self.dataPageTypes, start: ISO8601.string(range.start),
                                        end: ISO8601.string(range.end))
         return page
     }

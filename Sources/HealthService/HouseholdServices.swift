@@ -131,14 +131,17 @@ public actor HouseholdServices {
         return revoked
     }
 
-    /// Records in `person`'s audit log that `caregiver` viewed their data: the types and the range, never a value.
+    /// Records in `person`'s audit log that `caregiver` viewed their data: of the types asked, those the grant let
+    /// through, and the range; never a value.
     public func recordView(of person: String, by caregiver: String, types: [String], count: Int? = nil,
                            start: String? = nil, end: String? = nil) async throws {
         let service = try await service(of: person)
+        let grant = try await service.grants(for: .person(caregiver)).read
+        let read = Set(types.filter(grant.permitsRead)).sorted()
         let principal = Principal.person(caregiver).id
         try await service.accessStore().append([AuditEvent(
             event: .dataRead, client: principal,
-            detail: .init(types: Set(types).sorted(), sampleCount: count, start: start, end: end, principal: principal))])
+            detail: .init(types: read, sampleCount: count, start: start, end: end, principal: principal))])
     }
 
     /// Both people, distinct and present.

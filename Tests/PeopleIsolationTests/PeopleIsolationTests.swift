@@ -348,11 +348,7 @@ struct PeopleIsolationTests {
             await sessions.closeAll()
 
             // B's console, with the household (its People page and B's view of what others share).
-            let people = HouseholdServices(household: household) { id in
-                throw HealthError(.storeUnavailable, "the test opened every person already (\(id))")
-            }
-            try await people.use(alex.service, for: "alex")
-            try await people.use(blake.service, for: "blake")
+            let people = try await Self.households(household, alex, blake)
             try await people.share("alex", with: "blake", read: ["stepCount"])   // not A's credentials' way in
             let console = Self.consoleOf(blake, household: people)
             let consoleRouter = Router()
@@ -397,12 +393,7 @@ struct PeopleIsolationTests {
             try await blake.store.save([HealthSample(type: "heartRate", start: now.addingTimeInterval(-600),
                                                      end: now.addingTimeInterval(-600), value: .quantity(61, unit: "count/min"),
                                                      source: HealthSource(name: "Blake Secret Watch"))])
-            let people = HouseholdServices(household: household) { id in
-                throw HealthError(.storeUnavailable, "the test opened every person already (\(id))")
-            }
-            try await people.use(alex.service, for: "alex")
-            try await people.use(blake.service, for: "blake")
-            try await people.use(owner.service, for: Household.ownerID)
+            let people = try await Self.households(household, alex, blake, owner)
 
             // Nothing shared: A cannot tell B from nobody.
             await #expect(throws: HealthError.self) { _ = try await people.view(of: "blake", for: "alex") }
@@ -443,6 +434,15 @@ struct PeopleIsolationTests {
             throw error
         }
         await Self.close(alex, blake, owner)
+    }
+
+    /// The household of people the test already opened (opening anyone else is a test error).
+    static func households(_ household: Household, _ people: Person...) async throws -> HouseholdServices {
+        let services = HouseholdServices(household: household) { id in
+            throw HealthError(.storeUnavailable, "the test opened every person already (\(id))")
+        }
+        for person in people { try await services.use(person.service, for: person.id) }
+        return services
     }
 
     static func close(_ people: Person...) async {
